@@ -1,0 +1,143 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""Start and stop the cloud's processes, tracked by pid files.
+
+A pid file holds the pid and the executable it was started from, so `down`
+never signals a process it did not start even if the pid was reused.
+"""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def _pidfile(state_dir, name):
+    return os.path.join(state_dir, 'run', name + '.pid')
+
+
+def log_path(state_dir, name):
+    return os.path.join(state_dir, 'logs', name + '.log')
+
+
+def start(state_dir, name, argv, env=None, cwd=None):
+    """Start `argv` detached, logging to logs/<name>.log."""
+    os.makedirs(os.path.join(state_dir, 'run'), exist_ok=True)
+    os.makedirs(os.path.join(state_dir, 'logs'), exist_ok=True)
+    if running(state_dir, name):
+        return read(state_dir, name)['pid']
+    log = open(log_path(state_dir, name), 'ab')
+    proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, env=env, cwd=cwd,
+                            start_new_session=True)
+    log.close()
+    with open(_pidfile(state_dir, name), 'w') as f:
+        json.dump({'pid': proc.pid, 'exe': os.path.realpath(argv[0]),
+                   'argv': argv}, f)
+    return proc.pid
+
+
+def read(state_dir, name):
+    try:
+        with open(_pidfile(state_dir, name)) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def _is_ours(info):
+    try:
+        exe = os.path.realpath('/proc/%d/exe' % info['pid'])
+    except OSError:
+        return False
+    # A deleted (rebuilt) binary reads as '<path> (deleted)'.
+    return exe.split(' (deleted)')[0] == info['exe']
+
+
+def running(state_dir, name):
+    info = read(state_dir, name)
+    if not info or not _is_ours(info):
+        return False
+    with open('/proc/%d/stat' % info['pid']) as f:
+        return f.read().rsplit(')', 1)[1].split()[0] != 'Z'
+
+
+def names(state_dir):
+    run = os.path.join(state_dir, 'run')
+    if not os.path.isdir(run):
+        return []
+    return sorted(n[:-4] for n in os.listdir(run) if n.endswith('.pid'))
+
+
+def stop(state_dir, name, timeout=15):
+    """Stop one process we started; safe when it is already gone."""
+    info = read(state_dir, name)
+    if info and _is_ours(info):
+        for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 5)):
+            try:
+                os.killpg(info['pid'], sig)
+            except ProcessLookupError:
+                break
+            deadline = time.monotonic() + wait
+            while time.monotonic() < deadline and running(state_dir, name):
+                _reap(info['pid'])
+                time.sleep(0.1)
+            if not running(state_dir, name):
+                break
+    try:
+        os.unlink(_pidfile(state_dir, name))
+    except FileNotFoundError:
+        pass
+
+
+def _reap(pid):
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
+
+
+def wait_for(check, what, timeout, log_name=None, state_dir=None):
+    """Poll `check()` until true; on timeout show the component's log."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if log_name and not running(state_dir, log_name):
+            raise RuntimeError('%s exited; last log lines:\n%s'
+                               % (log_name, tail(state_dir, log_name)))
+        try:
+            if check():
+                return
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.2)
+    msg = 'timed out after %ss waiting for %s' % (timeout, what)
+    if log_name:
+        msg += '; last log lines of %s:\n%s' % (log_name,
+                                                tail(state_dir, log_name))
+    raise RuntimeError(msg)
+
+
+def tail(state_dir, name, lines=30):
+    try:
+        with open(log_path(state_dir, name), errors='replace') as f:
+            return ''.join(f.readlines()[-lines:])
+    except OSError:
+        return '(no log)'
