@@ -32,12 +32,14 @@ KWOK_NODE_ANNOTATION = 'kwok.x-k8s.io/node'
 # Fake nodes: name -> role label (role=controller x1, role=compute x2).
 NODES = {'controller-0': 'controller', 'compute-0': 'compute',
          'compute-1': 'compute'}
-# Static-token users; the admin token is the test harness's credential.
+# Static-token users: id -> (user name, groups). The admin token is the test
+# harness's credential; the scheduler gets only its bootstrap RBAC role.
 USERS = {
-    'admin': ('system:masters',),
-    'kube-controller-manager': ('system:masters',),
-    'kube-scheduler': ('system:kube-scheduler',),
-    'kwok': ('system:masters',),
+    'admin': ('admin', ('system:masters',)),
+    'kube-controller-manager': ('kube-controller-manager',
+                                ('system:masters',)),
+    'kube-scheduler': ('system:kube-scheduler', ()),
+    'kwok': ('kwok', ('system:masters',)),
 }
 # Extra authentication flags for the apiserver (the Keystone webhook).
 WEBHOOK_FLAGS_FILE = 'apiserver-extra-flags.json'
@@ -71,6 +73,7 @@ class Cluster(object):
         ports = self.info.setdefault('ports', {})
         if name not in ports:
             ports[name] = procs.free_port()
+            self.save()
         return ports[name]
 
     def binary(self, name):

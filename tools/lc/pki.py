@@ -81,9 +81,9 @@ def ensure_rsa_key(pki_dir, name):
 
 
 def ensure_tokens(pki_dir, users):
-    """Static bearer tokens: {user: (token, groups)} in a token-auth file.
+    """Static bearer tokens in a token-auth file; returns (path, {id: token}).
 
-    `users` maps a user name to its groups; tokens are random and kept
+    `users` maps an id to (user name, groups); tokens are random and kept
     across restarts of the same state directory.
     """
     path = os.path.join(pki_dir, 'tokens.csv')
@@ -91,14 +91,14 @@ def ensure_tokens(pki_dir, users):
     if os.path.exists(path):
         with open(path) as f:
             for line in f:
-                token, user = line.split(',')[:2]
-                known[user] = token
+                token, _, uid = line.split(',')[:3]
+                known[uid] = token
     tokens = {}
     lines = []
-    for user, groups in sorted(users.items()):
-        token = known.get(user) or secrets.token_hex(24)
-        tokens[user] = token
-        lines.append('%s,%s,%s,"%s"\n' % (token, user, user,
+    for uid, (user, groups) in sorted(users.items()):
+        token = known.get(uid) or secrets.token_hex(24)
+        tokens[uid] = token
+        lines.append('%s,%s,%s,"%s"\n' % (token, user, uid,
                                           ','.join(groups)))
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, 'w') as f:

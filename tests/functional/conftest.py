@@ -1,0 +1,83 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""Session fixtures: a real Kubernetes control plane on loopback.
+
+The session starts its own cluster in a temporary state directory and stops
+it at the end. Set HEAT_K8S_TEST_STATE_DIR to the state directory of a
+cloud already running (`tools/localcloud up`) to use that one instead.
+"""
+
+import os
+import shutil
+import tempfile
+import uuid
+
+import kubernetes
+import pytest
+
+from tests.functional import cloud
+
+
+@pytest.fixture(scope='session')
+def cluster():
+    """The state directory and facts of a ready cluster."""
+    given = os.environ.get('HEAT_K8S_TEST_STATE_DIR')
+    if given:
+        yield cloud.cloud_info(given) | {'state_dir': given}
+        return
+    state_dir = tempfile.mkdtemp(prefix='heat-k8s-functional-')
+    try:
+        result = cloud.localcloud(state_dir, 'up', '--kubernetes-only',
+                                  check=False)
+        if result.returncode:
+            pytest.fail('localcloud up failed:\n%s%s'
+                        % (result.stdout, result.stderr))
+        yield cloud.cloud_info(state_dir) | {'state_dir': state_dir}
+    finally:
+        cloud.localcloud(state_dir, 'down', check=False)
+        shutil.rmtree(state_dir, ignore_errors=True)
+
+
+def api_client(cluster):
+    """A new admin ApiClient of its own (no shared configuration)."""
+    config = kubernetes.client.Configuration()
+    kubernetes.config.load_kube_config(
+        config_file=os.path.join(cluster['state_dir'], 'kubeconfig'),
+        client_configuration=config)
+    return kubernetes.client.ApiClient(config)
+
+
+@pytest.fixture(scope='session')
+def admin(cluster):
+    """An admin ApiClient for the session's cluster."""
+    client = api_client(cluster)
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def namespace(admin):
+    """A fresh namespace for one test, deleted afterwards."""
+    core = kubernetes.client.CoreV1Api(admin)
+    name = 'test-' + uuid.uuid4().hex[:10]
+    core.create_namespace({'metadata': {'name': name}})
+    # Pods are refused until the serviceaccount controller has run.
+    cloud.wait_until(lambda: core.list_namespaced_service_account(
+        name, field_selector='metadata.name=default').items,
+        'the default service account of ' + name)
+    yield name
+    try:
+        core.delete_namespace(name)
+    except kubernetes.client.ApiException as exc:
+        if exc.status != 404:
+            raise

@@ -1,0 +1,72 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""tools/localcloud as a user drives it: up, status, env, restart, down."""
+
+import os
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+from tests.functional import cloud
+
+
+@pytest.fixture
+def second_cloud():
+    state_dir = tempfile.mkdtemp(prefix='heat-k8s-lifecycle-')
+    yield state_dir
+    cloud.localcloud(state_dir, 'down', check=False)
+    shutil.rmtree(state_dir, ignore_errors=True)
+
+
+def test_lifecycle(second_cloud):
+    state = second_cloud
+    cloud.localcloud(state, 'up', '--kubernetes-only')
+    status = cloud.localcloud(state, 'status', check=False)
+    assert status.returncode == 0, status.stdout
+    assert '(ready)' in status.stdout
+    started = cloud.pids(state)
+    assert sorted(started) == ['etcd', 'kube-apiserver',
+                               'kube-controller-manager', 'kube-scheduler',
+                               'kwok']
+    # Nothing secret is written outside the state directory's pki/.
+    assert oct(os.stat(os.path.join(state, 'pki', 'tokens.csv'))
+               .st_mode & 0o777) == '0o600'
+
+    env = cloud.localcloud(state, 'env').stdout
+    nodes = subprocess.run(['bash', '-c', env + '\nkubectl get nodes -o '
+                            'name'], check=True, capture_output=True,
+                           text=True).stdout.split()
+    assert sorted(nodes) == ['node/compute-0', 'node/compute-1',
+                             'node/controller-0']
+
+    # A restarted apiserver comes back on the same port with its data.
+    old_pid = started['kube-apiserver']
+    cloud.localcloud(state, 'restart', 'kube-apiserver')
+    assert cloud.pids(state)['kube-apiserver'] != old_pid
+    assert not cloud.alive(old_pid)
+    assert subprocess.run(['bash', '-c', env + '\nkubectl get node '
+                           'controller-0 -o name'], capture_output=True,
+                          text=True).stdout.strip() == 'node/controller-0'
+
+    cloud.localcloud(state, 'down')
+    for name, pid in cloud.pids(state).items() or started.items():
+        assert not cloud.alive(pid), name
+    for name, pid in started.items():
+        assert not cloud.alive(pid), name
+    # down is safe to run twice; status then says stopped.
+    cloud.localcloud(state, 'down')
+    status = cloud.localcloud(state, 'status', check=False)
+    assert status.returncode == 1
+    assert 'running' not in status.stdout
