@@ -1,0 +1,677 @@
+# Copyright 2026 heat-k8s developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Readiness of live Kubernetes objects: pure functions over their JSON.
+
+One rule per kind, registered in RULES, takes the object as the API server
+returns it plus the related objects named in RELATED, and returns a
+Verdict. Messages say what is not ready yet and why, in the cluster's own
+words (container waiting reasons, exit codes, conditions); they never
+include Secret data.
+"""
+
+import dataclasses
+import datetime
+import json
+import re
+
+READY, PROGRESSING, FAILED = 'READY', 'PROGRESSING', 'FAILED'
+
+# Caps that keep a message readable when many pods or events are bad.
+MAX_POD_PROBLEMS = 3
+MAX_EVENTS = 3
+MAX_TEXT = 200
+
+# Waiting reasons that are normal steps of starting a container.
+_STARTING = frozenset({'ContainerCreating', 'PodInitializing'})
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+    state: str          # READY | PROGRESSING | FAILED
+    message: str = ''   # what is not ready, or the real failure reason
+
+
+def _ready(message=''):
+    return Verdict(READY, message)
+
+
+def _progressing(message):
+    return Verdict(PROGRESSING, message)
+
+
+def _failed(message):
+    return Verdict(FAILED, message)
+
+
+def _join(*parts):
+    return '; '.join(p for p in parts if p)
+
+
+def _clip(text, limit=MAX_TEXT):
+    text = ' '.join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 3] + '...'
+
+
+def _name(obj):
+    return (obj.get('metadata') or {}).get('name', '?')
+
+
+def _spec(obj):
+    return obj.get('spec') or {}
+
+
+def _status(obj):
+    return obj.get('status') or {}
+
+
+def _conditions(obj):
+    return {c.get('type'): c for c in _status(obj).get('conditions') or ()}
+
+
+def _is_true(condition):
+    return bool(condition) and condition.get('status') == 'True'
+
+
+def _reason(item):
+    """'Reason: message' of a condition, container state or pod status."""
+    return _clip(': '.join(str(item[k]) for k in ('reason', 'message')
+                           if item.get(k)))
+
+
+def _generation_pending(obj):
+    """Why the status may be stale: the controller has not seen the spec."""
+    generation = (obj.get('metadata') or {}).get('generation')
+    observed = _status(obj).get('observedGeneration')
+    if generation is None or (observed is not None and observed >= generation):
+        return None
+    return ('waiting for the controller to observe generation %s '
+            '(observed: %s)' % (generation,
+                                'none' if observed is None else observed))
+
+
+# --- why pods are not ready ------------------------------------------------
+
+def _exit(terminated):
+    text = 'exit code %s' % terminated.get('exitCode')
+    if terminated.get('reason') not in (None, '', 'Error', 'Completed'):
+        text += ' (%s)' % terminated['reason']
+    if terminated.get('message'):
+        text += ': ' + _clip(terminated['message'])
+    return text
+
+
+def _container_problem(container, init):
+    """(rank, text) for a container that is not fine; rank 0 is worse."""
+    state = container.get('state') or {}
+    last = (container.get('lastState') or {}).get('terminated')
+    if 'terminated' in state:
+        terminated = state['terminated'] or {}
+        if not terminated.get('exitCode'):
+            return None
+        return 0, 'terminated with ' + _exit(terminated)
+    if 'waiting' in state:
+        waiting = state['waiting'] or {}
+        rank = 1 if waiting.get('reason') in _STARTING else 0
+        text = _reason(waiting) or 'waiting'
+    elif init:
+        rank, text = 1, 'still running'
+    elif not container.get('ready'):
+        rank, text = 1, 'running but not ready'
+    else:
+        return None
+    if last:
+        text += ' (last %s)' % _exit(last)
+    return rank, text
+
+
+def _problems_of(pod):
+    name = _name(pod)
+    status = _status(pod)
+    found = []
+    if status.get('phase') == 'Failed' and status.get('reason'):
+        found.append((0, 'pod %s failed: %s' % (name, _reason(status))))
+    scheduled = _conditions(pod).get('PodScheduled')
+    if scheduled and scheduled.get('status') == 'False':
+        found.append((0, 'pod %s not scheduled: %s' % (name,
+                                                       _reason(scheduled))))
+    for label, key in (('init container', 'initContainerStatuses'),
+                       ('container', 'containerStatuses')):
+        for container in status.get(key) or ():
+            problem = _container_problem(container, label != 'container')
+            if problem:
+                found.append((problem[0], 'pod %s %s %s: %s' % (
+                    name, label, container.get('name'), problem[1])))
+    return found
+
+
+def pod_problems(pods, limit=MAX_POD_PROBLEMS):
+    """Why these pods are not ready or failed, worst first, at most limit."""
+    found = []
+    for pod in pods or ():
+        if not (pod.get('metadata') or {}).get('deletionTimestamp'):
+            found.extend(_problems_of(pod))
+    texts = [text for _, text in sorted(found, key=lambda p: p[0])]
+    if len(texts) > limit:
+        texts = texts[:limit] + ['and %d more' % (len(texts) - limit)]
+    return texts
+
+
+def _failed_first(pods):
+    return sorted(pods or (),
+                  key=lambda pod: _status(pod).get('phase') != 'Failed')
+
+
+def _replica_gaps(want, ready, available=None, updated=None, total=None,
+                  noun='replicas'):
+    """A phrase for every count that has not reached want."""
+    gaps = []
+    if updated is not None and updated < want:
+        gaps.append('%d/%d %s updated' % (updated, want, noun))
+    if ready < want:
+        gaps.append('%d/%d %s ready' % (ready, want, noun))
+    elif available is not None and available < want:
+        gaps.append('%d/%d %s available' % (available, want, noun))
+    if total is not None and total > want:
+        gaps.append('old %s remaining: %d' % (noun, total - want))
+    return gaps
+
+
+def _condition_failure(obj, kind):
+    condition = _conditions(obj).get(kind)
+    return _reason(condition) if _is_true(condition) else ''
+
+
+# --- rules, one per kind ---------------------------------------------------
+
+def exists(obj, related=None):
+    """Kinds with no status to wait for are ready once they exist."""
+    return _ready()
+
+
+def pod(obj, related=None):
+    name, status = _name(obj), _status(obj)
+    phase = status.get('phase') or 'Pending'
+    if phase == 'Succeeded':
+        return _ready('pod %s completed' % name)
+    problems = pod_problems([obj])
+    if phase == 'Failed':
+        return _failed(_join('pod %s failed' % name, *problems))
+    conditions = _conditions(obj)
+    waiting = [t for t in ('PodScheduled', 'Initialized', 'Ready')
+               if not _is_true(conditions.get(t))]
+    if not waiting:
+        return _ready()
+    if problems:
+        return _progressing(_join(*problems))
+    detail = _reason(conditions.get(waiting[0]) or {})
+    return _progressing('pod %s is %s, waiting for %s%s' % (
+        name, phase, waiting[0], ': ' + detail if detail else ''))
+
+
+def job(obj, related=None):
+    name, spec, status = _name(obj), _spec(obj), _status(obj)
+    pods = (related or {}).get('pods')
+    conditions = _conditions(obj)
+    succeeded = status.get('succeeded', 0)
+    if _is_true(conditions.get('Complete')):
+        return _ready('job %s completed (%d succeeded)' % (name, succeeded))
+    for kind in ('Failed', 'FailureTarget'):
+        if _is_true(conditions.get(kind)):
+            return _failed(_join(
+                'job %s failed: %s' % (name, _reason(conditions[kind])),
+                *pod_problems(_failed_first(pods))))
+    if spec.get('suspend'):
+        return _progressing('job %s is suspended (spec.suspend is true)'
+                            % name)
+    completions = spec.get('completions')
+    progress = '%d%s succeeded, %d active, %d failed (backoffLimit %s)' % (
+        succeeded, '' if completions is None else '/%d' % completions,
+        status.get('active', 0), status.get('failed', 0),
+        spec.get('backoffLimit', 6))
+    return _progressing(_join('job %s is running: %s' % (name, progress),
+                              *pod_problems(pods)))
+
+
+def cronjob(obj, related=None):
+    # A CronJob is a schedule: it is ready once it exists; suspension is
+    # whatever the applied spec asked for.
+    name, spec = _name(obj), _spec(obj)
+    if spec.get('suspend'):
+        return _ready('cronjob %s is suspended' % name)
+    return _ready('cronjob %s runs on schedule %r' % (name,
+                                                      spec.get('schedule')))
+
+
+def deployment(obj, related=None):
+    name, spec, status = _name(obj), _spec(obj), _status(obj)
+    pending = _generation_pending(obj)
+    if pending:
+        return _progressing(pending)
+    problems = pod_problems((related or {}).get('pods'))
+    progressing = _conditions(obj).get('Progressing') or {}
+    if progressing.get('reason') == 'ProgressDeadlineExceeded':
+        return _failed(_join('deployment %s rollout failed: %s'
+                             % (name, _reason(progressing)), *problems))
+    want = spec.get('replicas', 1)
+    gaps = _replica_gaps(want, status.get('readyReplicas', 0),
+                         available=status.get('availableReplicas', 0),
+                         updated=status.get('updatedReplicas', 0),
+                         total=status.get('replicas', 0))
+    if not gaps:
+        return _ready('%d/%d replicas ready' % (want, want))
+    if spec.get('paused'):
+        gaps.append('rollout is paused (spec.paused is true)')
+    return _progressing(_join(', '.join(gaps),
+                              _condition_failure(obj, 'ReplicaFailure'),
+                              *problems))
+
+
+def replicaset(obj, related=None):
+    spec, status = _spec(obj), _status(obj)
+    pending = _generation_pending(obj)
+    if pending:
+        return _progressing(pending)
+    want = spec.get('replicas', 1)
+    gaps = _replica_gaps(want, status.get('readyReplicas', 0),
+                         available=status.get('availableReplicas', 0),
+                         total=status.get('replicas', 0))
+    if not gaps:
+        return _ready('%d/%d replicas ready' % (want, want))
+    return _progressing(_join(', '.join(gaps),
+                              _condition_failure(obj, 'ReplicaFailure'),
+                              *pod_problems((related or {}).get('pods'))))
+
+
+def statefulset(obj, related=None):
+    spec, status = _spec(obj), _status(obj)
+    pending = _generation_pending(obj)
+    if pending:
+        return _progressing(pending)
+    want = spec.get('replicas', 1)
+    gaps = _replica_gaps(want, status.get('readyReplicas', 0),
+                         available=status.get('availableReplicas'),
+                         total=status.get('replicas', 0))
+    strategy = spec.get('updateStrategy') or {}
+    if strategy.get('type', 'RollingUpdate') == 'RollingUpdate':
+        # Pods below the partition ordinal keep the old revision on purpose.
+        partition = (strategy.get('rollingUpdate') or {}).get('partition', 0)
+        target = max(want - partition, 0)
+        updated = status.get('updatedReplicas', 0)
+        revision = status.get('updateRevision')
+        if updated < target:
+            gaps.append('%d/%d replicas updated to revision %s'
+                        % (updated, target, revision))
+        elif not partition and status.get('currentRevision') != revision:
+            gaps.append('revision %s not yet current (current: %s)'
+                        % (revision, status.get('currentRevision')))
+    if not gaps:
+        return _ready('%d/%d replicas ready' % (want, want))
+    return _progressing(_join(', '.join(gaps),
+                              *pod_problems((related or {}).get('pods'))))
+
+
+def daemonset(obj, related=None):
+    name, spec, status = _name(obj), _spec(obj), _status(obj)
+    pending = _generation_pending(obj)
+    if pending:
+        return _progressing(pending)
+    desired = status.get('desiredNumberScheduled', 0)
+    on_delete = (spec.get('updateStrategy') or {}).get('type') == 'OnDelete'
+    gaps = _replica_gaps(
+        desired, status.get('numberReady', 0),
+        available=status.get('numberAvailable', 0),
+        updated=None if on_delete else status.get('updatedNumberScheduled', 0),
+        noun='pods')
+    if not gaps:
+        if not desired:
+            return _ready('daemonset %s has no node to run on' % name)
+        return _ready('%d/%d pods ready' % (desired, desired))
+    return _progressing(_join(', '.join(gaps),
+                              *pod_problems((related or {}).get('pods'))))
+
+
+def _endpoint_counts(service_name, slices):
+    ready = not_ready = 0
+    for endpoint_slice in slices or ():
+        labels = (endpoint_slice.get('metadata') or {}).get('labels') or {}
+        if labels.get('kubernetes.io/service-name',
+                      service_name) != service_name:
+            continue
+        for endpoint in endpoint_slice.get('endpoints') or ():
+            # discovery.k8s.io/v1: an unset 'ready' means ready.
+            if (endpoint.get('conditions') or {}).get('ready') is False:
+                not_ready += 1
+            else:
+                ready += 1
+    return ready, not_ready
+
+
+def service(obj, related=None):
+    name, spec, status = _name(obj), _spec(obj), _status(obj)
+    service_type = spec.get('type', 'ClusterIP')
+    if service_type == 'ExternalName':
+        return _ready('service %s is an alias of %s'
+                      % (name, spec.get('externalName')))
+    gaps = []
+    selector = spec.get('selector')
+    if selector and spec.get('clusterIP') != 'None':
+        ready, not_ready = _endpoint_counts(
+            name, (related or {}).get('endpointslices'))
+        if not ready:
+            gaps.append('service %s has no ready endpoints%s for selector %s'
+                        % (name,
+                           ' (%d not ready)' % not_ready if not_ready else '',
+                           ','.join('%s=%s' % kv
+                                    for kv in sorted(selector.items()))))
+    ingress = (status.get('loadBalancer') or {}).get('ingress')
+    if service_type == 'LoadBalancer' and not ingress:
+        gaps.append('service %s is waiting for a load balancer address '
+                    '(status.loadBalancer.ingress is empty)' % name)
+    return _progressing(_join(*gaps)) if gaps else _ready()
+
+
+def persistentvolumeclaim(obj, related=None):
+    name, spec = _name(obj), _spec(obj)
+    phase = _status(obj).get('phase') or 'Pending'
+    if phase == 'Bound':
+        return _ready('claim %s is bound to volume %s'
+                      % (name, spec.get('volumeName')))
+    if phase == 'Lost':
+        return _failed('claim %s lost its volume %s (the PersistentVolume '
+                       'no longer exists)' % (name, spec.get('volumeName')))
+    storage_class = (related or {}).get('storageclass') or {}
+    class_name = spec.get('storageClassName')
+    if storage_class.get('volumeBindingMode') == 'WaitForFirstConsumer':
+        return _ready('claim %s will bind when a pod uses it (storage class '
+                      '%s binds on first consumer)' % (name, class_name))
+    if class_name == '':
+        source = 'no storage class: needs a matching PersistentVolume'
+    else:
+        source = 'storage class %s' % (class_name or '(default)')
+    return _progressing('claim %s is %s, waiting for a volume (%s)'
+                        % (name, phase, source))
+
+
+def namespace(obj, related=None):
+    name = _name(obj)
+    phase = _status(obj).get('phase')
+    if phase == 'Active':
+        return _ready()
+    if phase == 'Terminating':
+        details = ['%s: %s' % (c.get('type'), _reason(c))
+                   for c in _status(obj).get('conditions') or ()
+                   if c.get('status') == 'True']
+        return _failed(_join('namespace %s is terminating' % name, *details))
+    return _progressing('namespace %s is %s' % (name,
+                                                phase or 'not active yet'))
+
+
+RULES = {
+    'Pod': pod,
+    'Job': job,
+    'CronJob': cronjob,
+    'Deployment': deployment,
+    'ReplicaSet': replicaset,
+    'StatefulSet': statefulset,
+    'DaemonSet': daemonset,
+    'Service': service,
+    'PersistentVolumeClaim': persistentvolumeclaim,
+    'Namespace': namespace,
+    'ConfigMap': exists,
+    'Secret': exists,
+}
+
+# What each rule reads from `related` (the resource layer fetches these).
+RELATED = {kind: frozenset() for kind in RULES}
+RELATED.update({
+    'Job': frozenset({'pods'}),
+    'Deployment': frozenset({'pods'}),
+    'ReplicaSet': frozenset({'pods'}),
+    'StatefulSet': frozenset({'pods'}),
+    'DaemonSet': frozenset({'pods'}),
+    'Service': frozenset({'endpointslices'}),
+    'PersistentVolumeClaim': frozenset({'storageclass'}),
+})
+
+
+def evaluate(obj, related=None):
+    """The readiness of a live object; unknown kinds are ready if they exist.
+
+    related: {'pods': [...], 'endpointslices': [...], 'storageclass': {...}}
+    as listed in RELATED for the kind.
+    """
+    if not obj:
+        return _failed('object not found')
+    verdict = RULES.get(obj.get('kind'), exists)(obj, related or {})
+    metadata = obj.get('metadata') or {}
+    if verdict.state == PROGRESSING and metadata.get('deletionTimestamp'):
+        # An object on its way out will never become ready.
+        finalizers = metadata.get('finalizers')
+        return _failed(_join('%s %s is being deleted%s' % (
+            obj.get('kind'), _name(obj),
+            ' (finalizers: %s)' % ', '.join(finalizers) if finalizers else ''),
+            verdict.message))
+    return verdict
+
+
+# --- kubectl-wait style conditions -----------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class WaitCondition:
+    kind: str                 # 'condition' | 'jsonpath' | 'create'
+    target: str = ''          # condition type, or the JSONPath as written
+    value: str | None = None  # wanted status or value; None: any value
+    path: tuple = ()          # parsed JSONPath steps
+
+    def __str__(self):
+        if self.kind == 'create':
+            return 'create'
+        wanted = '' if self.value is None else '=' + self.value
+        return '%s=%s%s' % (self.kind, self.target, wanted)
+
+
+_CONDITION = re.compile(r'condition=([A-Za-z0-9][\w./-]*)(?:=(.+))?\Z')
+_STEP = re.compile(r'''
+      \.(?P<field>(?:[^.\[\\]|\\.)+)
+    | \[(?P<index>-?\d+)\]
+    | \[\?\(@\.(?P<key>[\w-]+)\s*==\s*(?P<q>["'])(?P<match>.*?)(?P=q)\)\]
+''', re.VERBOSE)
+_JSONPATH_HELP = ('use dotted fields, [index] and [?(@.field=="value")], '
+                  'e.g. jsonpath={.status.phase}=Running')
+
+
+def _parse_jsonpath(expr):
+    """Steps of a JSONPath such as .status.conditions[0].type."""
+    body = expr[1:] if expr.startswith('$') else expr
+    steps, pos = [], 0
+    while pos < len(body):
+        match = _STEP.match(body, pos)
+        if not match:
+            raise ValueError('unsupported JSONPath %r at %r: %s'
+                             % (expr, body[pos:], _JSONPATH_HELP))
+        if match.group('field') is not None:
+            steps.append(('field', match.group('field').replace('\\.', '.')))
+        elif match.group('index') is not None:
+            steps.append(('index', int(match.group('index'))))
+        else:
+            steps.append(('filter', (match.group('key'),
+                                     match.group('match'))))
+        pos = match.end()
+    if not steps:
+        raise ValueError('empty JSONPath in %r: %s' % (expr, _JSONPATH_HELP))
+    return tuple(steps)
+
+
+def parse_wait_for(expr):
+    """Parse one kubectl-wait condition; ValueError says what is wrong.
+
+    Accepts 'condition=Ready', 'condition=Ready=False',
+    'jsonpath={.status.phase}=Running', 'jsonpath={.spec.host}' (any
+    value) and 'create'.
+    """
+    if not isinstance(expr, str) or not expr.strip():
+        raise ValueError('a wait condition must be a non-empty string such '
+                         'as condition=Ready or jsonpath={.status.phase}='
+                         'Running, not %r' % (expr,))
+    text = expr.strip()
+    text = text[len('--for='):] if text.startswith('--for=') else text
+    if text == 'create':
+        return WaitCondition('create')
+    if text.startswith('condition='):
+        match = _CONDITION.match(text)
+        if not match:
+            raise ValueError('bad condition %r: expected condition=<Type> or '
+                             'condition=<Type>=<Status>' % expr)
+        return WaitCondition('condition', match.group(1),
+                             match.group(2) or 'True')
+    if text.startswith('jsonpath='):
+        rest = text[len('jsonpath='):]
+        if rest[:1] in ('"', "'"):
+            # Shell-style quotes around the path: jsonpath='{.a}'=b
+            rest = rest[1:].replace(rest[0], '', 1)
+        if rest.startswith('{'):
+            end = rest.find('}')
+            if end < 0:
+                raise ValueError('bad jsonpath %r: missing "}"' % expr)
+            path, value = rest[1:end], rest[end + 1:]
+        else:
+            path, equals, value = rest.partition('=')
+            value = equals + value
+        if value and not value.startswith('='):
+            raise ValueError('bad jsonpath %r: expected jsonpath={<path>}='
+                             '<value>' % expr)
+        return WaitCondition('jsonpath', '{%s}' % path,
+                             value[1:] if value else None,
+                             _parse_jsonpath(path))
+    raise ValueError('unsupported wait condition %r: use condition=<Type>'
+                     '[=<Status>], jsonpath={<path>}[=<value>] or create'
+                     % expr)
+
+
+def _select(obj, steps):
+    values = [obj]
+    for step, arg in steps:
+        if step == 'field':
+            values = [v[arg] for v in values
+                      if isinstance(v, dict) and arg in v]
+        elif step == 'index':
+            values = [v[arg] for v in values
+                      if isinstance(v, list) and -len(v) <= arg < len(v)]
+        else:
+            key, wanted = arg
+            values = [item for v in values if isinstance(v, list)
+                      for item in v if isinstance(item, dict)
+                      and _as_text(item.get(key)) == wanted]
+    return [v for v in values if v is not None]
+
+
+def _as_text(value):
+    # Print values the way kubectl's JSONPath does (true, 3, {"a":"b"}).
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, separators=(',', ':'), sort_keys=True)
+
+
+def _unmet(obj, condition):
+    if not obj:
+        return 'object does not exist'
+    if condition.kind == 'create':
+        return None
+    if condition.kind == 'condition':
+        wanted = condition.target.lower()
+        found = [c for c in _status(obj).get('conditions') or ()
+                 if str(c.get('type', '')).lower() == wanted]
+        if not found:
+            return 'condition %s not reported yet' % condition.target
+        status = str(found[0].get('status'))
+        if status.lower() == condition.value.lower():
+            return None
+        detail = _reason(found[0])
+        return 'condition %s is %s (want %s)%s' % (
+            condition.target, status, condition.value,
+            ': ' + detail if detail else '')
+    values = _select(obj, condition.path)
+    if not values:
+        return '%s is not set yet' % condition.target
+    text = ' '.join(_as_text(v) for v in values)
+    if condition.value is None or text == condition.value:
+        return None
+    return '%s is %r (want %r)' % (condition.target, _clip(text),
+                                    condition.value)
+
+
+def wait_for(obj, conditions):
+    """READY when every kubectl-wait condition holds, else PROGRESSING."""
+    unmet = []
+    for condition in conditions:
+        if not isinstance(condition, WaitCondition):
+            condition = parse_wait_for(condition)
+        problem = _unmet(obj, condition)
+        if problem:
+            unmet.append(problem)
+    return _progressing(_join(*unmet)) if unmet else _ready()
+
+
+# --- events ----------------------------------------------------------------
+
+_EPOCH = datetime.datetime.min.replace(tzinfo=datetime.timezone.utc)
+
+
+def _event_time(event):
+    series = event.get('series') or {}
+    for stamp in (series.get('lastObservedTime'), event.get('lastTimestamp'),
+                  event.get('deprecatedLastTimestamp'), event.get('eventTime'),
+                  event.get('firstTimestamp'),
+                  (event.get('metadata') or {}).get('creationTimestamp')):
+        if stamp:
+            try:
+                moment = datetime.datetime.fromisoformat(stamp)
+            except (TypeError, ValueError):
+                continue
+            if moment.tzinfo is None:
+                moment = moment.replace(tzinfo=datetime.timezone.utc)
+            return moment
+    return _EPOCH
+
+
+def _event_count(event):
+    series = event.get('series') or {}
+    return (series.get('count') or event.get('count')
+            or event.get('deprecatedCount') or 1)
+
+
+def warning_events(events, limit=MAX_EVENTS):
+    """Distinct Warning events as text, most recent first, at most limit."""
+    seen = {}
+    for event in sorted(events or (), key=_event_time, reverse=True):
+        if event.get('type') != 'Warning':
+            continue
+        key = (event.get('reason'), event.get('message') or event.get('note'))
+        seen[key] = seen.get(key, 0) + _event_count(event)
+    texts = []
+    for (reason, message), count in list(seen.items())[:limit]:
+        text = _clip(': '.join(str(p) for p in (reason, message) if p))
+        texts.append(text + (' (x%d)' % count if count > 1 else ''))
+    return texts
+
+
+def explain(verdict, events):
+    """The verdict's message followed by recent Warning events."""
+    found = warning_events(events)
+    if not found:
+        return verdict.message
+    text = 'Warning events: ' + '; '.join(found)
+    message = verdict.message.rstrip('. ')
+    return '%s. %s' % (message, text) if message else text

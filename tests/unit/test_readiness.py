@@ -1,0 +1,787 @@
+# Copyright 2026 heat-k8s developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+import dataclasses
+import unittest
+
+from heat_k8s import readiness
+from tests.unit.fixtures import load
+
+READY, PROGRESSING, FAILED = (readiness.READY, readiness.PROGRESSING,
+                              readiness.FAILED)
+
+CRASH = ('pod web-5d8f9c7b6d-x2x7k container app: CrashLoopBackOff: '
+         'back-off 40s restarting failed container=app '
+         'pod=web-5d8f9c7b6d-x2x7k_demo(5b1e0c9a-7d3f-4e2a-9c61-2f8d4a7b3e10)'
+         ' (last exit code 1: boom)')
+
+
+class VerdictTest(unittest.TestCase):
+
+    def test_is_frozen(self):
+        verdict = readiness.Verdict(READY)
+        self.assertEqual('', verdict.message)
+        self.assertRaises(dataclasses.FrozenInstanceError, setattr,
+                          verdict, 'state', FAILED)
+
+
+class PodTest(unittest.TestCase):
+
+    def test_running_pod_with_all_conditions_true_is_ready(self):
+        self.assertEqual(READY, readiness.pod(load('pod_ready')).state)
+
+    def test_crash_loop_reports_reason_message_and_last_exit(self):
+        verdict = readiness.pod(load('pod_crashloop'))
+        self.assertEqual(PROGRESSING, verdict.state)
+        self.assertEqual(CRASH, verdict.message)
+
+    def test_image_pull_back_off(self):
+        verdict = readiness.pod(load('pod_imagepull'))
+        self.assertEqual(PROGRESSING, verdict.state)
+        self.assertEqual(
+            'pod web-5d8f9c7b6d-p9r4t container app: ImagePullBackOff: '
+            'Back-off pulling image "registry.example.com/web:does-not-exist"',
+            verdict.message)
+
+    def test_missing_secret_reference(self):
+        verdict = readiness.pod(load('pod_config_error'))
+        self.assertEqual(PROGRESSING, verdict.state)
+        self.assertIn('container app: CreateContainerConfigError: '
+                      'secret "db-credentials" not found', verdict.message)
+
+    def test_unschedulable_pod_gives_the_scheduler_message(self):
+        verdict = readiness.pod(load('pod_unschedulable'))
+        self.assertEqual(PROGRESSING, verdict.state)
+        self.assertTrue(verdict.message.startswith(
+            'pod web-5d8f9c7b6d-zz9lq not scheduled: Unschedulable: '
+            '0/1 nodes are available: 1 Insufficient memory.'),
+            verdict.message)
+
+    def test_run_to_completion_pod_that_succeeded_is_ready(self):
+        pod = load('pod_succeeded')
+        self.assertEqual('Never', pod['spec']['restartPolicy'])
+        self.assertEqual(READY, readiness.pod(pod).state)
+
+    def test_failed_pod_fails_with_exit_code_and_termination_message(self):
+        verdict = readiness.pod(load('pod_failed'))
+        self.assertEqual(FAILED, verdict.state)
+        self.assertEqual(
+            "pod db-sync-m4n8v failed; pod db-sync-m4n8v container migrate: "
+            "terminated with exit code 2: alembic.util.exc.CommandError: "
+            "Can't locate revision identified by 'ae1027a6acf'",
+            verdict.message)
+
+    def test_evicted_pod_fails_with_the_eviction_reason(self):
+        pod = load('pod_ready')
+        pod['status'].update(phase='Failed', reason='Evicted',
+                             message='The node was low on resource: memory.')
+        verdict = readiness.pod(pod)
+        self.assertEqual(FAILED, verdict.state)
+        self.assertIn('pod web-7c5ddbdf54-8kq2m failed: Evicted: The node '
+                      'was low on resource: memory.', verdict.message)
+
+    def test_new_pod_without_status_waits_for_scheduling(self):
+        pod = load('pod_ready')
+        pod['status'] = {'phase': 'Pending', 'qosClass': 'BestEffort'}
+        verdict = readiness.pod(pod)
+        self.assertEqual(PROGRESSING, verdict.state)
+        self.assertEqual('pod web-7c5ddbdf54-8kq2m is Pending, waiting for '
+                         'PodScheduled', verdict.message)
+
+    def test_pod_not_ready_without_container_detail_names_the_condition(self):
+        pod = load('pod_ready')
+        ready = pod['status']['conditions'][2]
+        ready.update(status='False', reason='ReadinessGatesNotReady',
+                     message='corresponding condition of pod readiness gate '
+                             '"example.com/lb" does not exist.')
+        verdict = readiness.pod(pod)
+        self.assertEqual(PROGRESSING, verdict.state)
+        self.assertIn('waiting for Ready: ReadinessGatesNotReady: '
+                      'corresponding condition', verdict.message)
+
+    def test_running_container_failing_its_readiness_probe(self):
+        pod = load('pod_crashloop')
+        status = pod['status']['containerStatuses'][0]
+        status['state'] = {'running': {'startedAt': '2026-11-22T04:23:10Z'}}
+        status['lastState'] = {}
+        verdict = readiness.pod(pod)
+        self.assertEqual('pod web-5d8f9c7b6d-x2x7k container app: running '
+                         'but not ready', verdict.message)
+
+    def test_out_of_memory_kill_is_named(self):
+        pod = load('pod_crashloop')
+        last = pod['status']['containerStatuses'][0]['lastState']
+        last['terminated'].update(exitCode=137, reason='OOMKilled')
+        del last['terminated']['message']
+        self.assertIn('(last exit code 137 (OOMKilled))',
+                      readiness.pod(pod).message)
+
+    def test_failing_init_container_is_reported_as_such(self):
+        pod = load('pod_crashloop')
+        pod['status']['initContainerStatuses'] = [
+            pod['status'].pop('containerStatuses')[0]]
+        pod['status']['initContainerStatuses'][0]['name'] = 'wait-for-db'
+        self.assertIn('pod web-5d8f9c7b6d-x2x7k init container wait-for-db: '
+                      'CrashLoopBackOff', readiness.pod(pod).message)
+
+    def test_long_termination_messages_are_clipped(self):
+        pod = load('pod_failed')
+        state = pod['status']['containerStatuses'][0]['state']
+        state['terminated']['message'] = 'Traceback\n' + 'x' * 5000
+        message = readiness.pod(pod).message
+        self.assertLess(len(message), 400)
+        self.assertIn('exit code 2: Traceback xxx', message)
+        self.assertTrue(message.endswith('...'))
+
+
+def with_status(name, **status):
+    obj = load(name)
+    obj['status'].update(status)
+    return obj
+
+
+class DeploymentTest(unittest.TestCase):
+
+    def test_rolled_out_deployment_is_ready(self):
+        verdict = readiness.deployment(load('deployment_ready'))
+        self.assertEqual(readiness.Verdict(READY, '3/3 replicas ready'),
+                         verdict)
+
+    def test_crash_looping_replica_is_named_with_its_reason(self):
+        deployment = with_status('deployment_ready', readyReplicas=2,
+                                 availableReplicas=2, unavailableReplicas=1)
+        pods = [load('pod_ready'), load('pod_crashloop')]
+        verdict = readiness.deployment(deployment, {'pods': pods})
+        self.assertEqual(PROGRESSING, verdict.state)
+        self.assertEqual('2/3 replicas ready; ' + CRASH, verdict.message)
+
+    def test_partial_availability_is_not_ready(self):
+        # Available=True (maxUnavailable satisfied) must not pass for ready.
+        deployment = with_status('deployment_ready', readyReplicas=2,
+                                 availableReplicas=2)
+        self.assertEqual('True',
+                         deployment['status']['conditions'][0]['status'])
+        self.assertEqual(PROGRESSING,
+                         readiness.deployment(deployment).state)
+
+    def test_ready_but_not_yet_available(self):
+        deployment = with_status('deployment_ready', availableReplicas=1)
+        self.assertEqual('1/3 replicas available',
+                         readiness.deployment(deployment).message)
+
+    def test_rollout_in_progress_counts_updated_and_old_replicas(self):
+        verdict = readiness.deployment(load('deployment_rolling'))
+        self.assertEqual(PROGRESSING, verdict.state)
+        self.assertEqual('1/3 replicas updated, old replicas remaining: 1',
+                         verdict.message)
+
+    def test_old_replicas_must_be_gone(self):
+        deployment = with_status('deployment_ready', replicas=4)
+        self.assertEqual('old replicas remaining: 1',
+                         readiness.deployment(deployment).message)
+
+    def test_unobserved_generation_is_progressing_despite_counts(self):
+        deployment = load('deployment_ready')
+        deployment['metadata']['generation'] = 2
+        verdict = readiness.deployment(deployment)
+        self.assertEqual(PROGRESSING, verdict.state)
+        self.assertEqual('waiting for the controller to observe generation '
+                         '2 (observed: 1)', verdict.message)
+
+    def test_progress_deadline_exceeded_fails_with_pod_reasons(self):
+        pods = [load('pod_ready'), load('pod_imagepull')]
+        verdict = readiness.deployment(load('deployment_deadline'),
+                                       {'pods': pods})
+        self.assertEqual(FAILED, verdict.state)
+        self.assertEqual(
+            'deployment web rollout failed: ProgressDeadlineExceeded: '
+            'ReplicaSet "web-5d8f9c7b6d" has timed out progressing.; '
+            'pod web-5d8f9c7b6d-p9r4t container app: ImagePullBackOff: '
+            'Back-off pulling image "registry.example.com/web:'
+            'does-not-exist"', verdict.message)
+
+    def test_stale_deadline_condition_of_an_older_generation(self):
+        deployment = load('deployment_deadline')
+        deployment['metadata']['generation'] = 3
+        self.assertEqual(PROGRESSING,
+                         readiness.deployment(deployment).state)
+
+    def test_replicas_default_to_one(self):
+        deployment = load('deployment_ready')
+        del deployment['spec']['replicas']
+        deployment['status'].update(replicas=1, readyReplicas=1,
+                                    availableReplicas=1, updatedReplicas=1)
+        self.assertEqual(READY, readiness.deployment(deployment).state)
+        deployment['status'] = {'observedGeneration': 1}
+        self.assertEqual('0/1 replicas updated, 0/1 replicas ready',
+                         readiness.deployment(deployment).message)
+
+    def test_scaled_to_zero_is_ready(self):
+        deployment = load('deployment_ready')
+        deployment['spec']['replicas'] = 0
+        deployment['status'] = {'observedGeneration': 1, 'conditions': []}
+        self.assertEqual(READY, readiness.deployment(deployment).state)
+
+    def test_paused_rollout_says_so(self):
+        deployment = load('deployment_rolling')
+        deployment['spec']['paused'] = True
+        self.assertIn('rollout is paused (spec.paused is true)',
+                      readiness.deployment(deployment).message)
+
+    def test_replica_failure_condition_is_reported(self):
+        deployment = with_status('deployment_ready', readyReplicas=2,
+                                 availableReplicas=2, replicas=2,
+                                 updatedReplicas=2)
+        deployment['status']['conditions'].append({
+            'lastTransitionTime': '2026-11-22T04:10:12Z',
+            'lastUpdateTime': '2026-11-22T04:10:12Z',
+            'message': 'pods "web-7c5ddbdf54-4bq9z" is forbidden: exceeded '
+                       'quota: compute, requested: pods=1, used: pods=2, '
+                       'limited: pods=2',
+            'reason': 'FailedCreate', 'status': 'True',
+            'type': 'ReplicaFailure'})
+        self.assertIn('FailedCreate: pods "web-7c5ddbdf54-4bq9z" is '
+                      'forbidden: exceeded quota',
+                      readiness.deployment(deployment).message)
+
+    def test_pod_reasons_are_capped_worst_first(self):
+        deployment = with_status('deployment_ready', readyReplicas=0,
+                                 availableReplicas=0)
+        starting = load('pod_imagepull')
+        starting['status']['containerStatuses'][0]['state'] = {
+            'waiting': {'reason': 'ContainerCreating'}}
+        pods = [starting] + [load('pod_crashloop') for _ in range(4)]
+        message = readiness.deployment(deployment, {'pods': pods}).message
+        self.assertEqual(3, message.count('CrashLoopBackOff'))
+        self.assertNotIn('ContainerCreating', message)
+        self.assertTrue(message.endswith('; and 2 more'), message)
+
+    def test_terminating_pods_are_not_blamed(self):
+        deployment = with_status('deployment_ready', readyReplicas=2)
+        pod = load('pod_crashloop')
+        pod['metadata']['deletionTimestamp'] = '2026-11-22T04:25:00Z'
+        self.assertEqual('2/3 replicas ready', readiness.deployment(
+            deployment, {'pods': [pod]}).message)
+
+
+class ReplicaSetTest(unittest.TestCase):
+
+    def test_ready(self):
+        self.assertEqual(READY,
+                         readiness.replicaset(load('replicaset_ready')).state)
+
+    def test_not_all_ready(self):
+        replicaset = with_status('replicaset_ready', readyReplicas=1,
+                                 availableReplicas=1)
+        verdict = readiness.replicaset(replicaset,
+                                       {'pods': [load('pod_imagepull')]})
+        self.assertEqual(PROGRESSING, verdict.state)
+        self.assertTrue(verdict.message.startswith(
+            '1/3 replicas ready; pod web-5d8f9c7b6d-p9r4t container app: '
+            'ImagePullBackOff'), verdict.message)
+
+
+class StatefulSetTest(unittest.TestCase):
+
+    def test_ready(self):
+        self.assertEqual(READY, readiness.statefulset(
+            load('statefulset_ready')).state)
+
+    def test_rolling_update_waits_for_the_new_revision(self):
+        sts = with_status('statefulset_ready', updatedReplicas=1,
+                          currentReplicas=2, updateRevision='db-7f8c9d6b5')
+        verdict = readiness.statefulset(sts)
+        self.assertEqual(PROGRESSING, verdict.state)
+        self.assertEqual('1/3 replicas updated to revision db-7f8c9d6b5',
+                         verdict.message)
+
+    def test_all_updated_but_revision_not_yet_current(self):
+        sts = with_status('statefulset_ready', updateRevision='db-7f8c9d6b5')
+        self.assertEqual('revision db-7f8c9d6b5 not yet current (current: '
+                         'db-6c9b8f7d4)', readiness.statefulset(sts).message)
+
+    def test_partition_keeps_old_pods_on_purpose(self):
+        sts = with_status('statefulset_ready', updatedReplicas=1,
+                          currentReplicas=2, updateRevision='db-7f8c9d6b5')
+        sts['spec']['updateStrategy']['rollingUpdate']['partition'] = 2
+        self.assertEqual(READY, readiness.statefulset(sts).state)
+        sts['status']['updatedReplicas'] = 0
+        self.assertEqual('0/1 replicas updated to revision db-7f8c9d6b5',
+                         readiness.statefulset(sts).message)
+
+    def test_on_delete_strategy_only_needs_ready_pods(self):
+        sts = with_status('statefulset_ready', updatedReplicas=0,
+                          updateRevision='db-7f8c9d6b5')
+        sts['spec']['updateStrategy'] = {'type': 'OnDelete'}
+        self.assertEqual(READY, readiness.statefulset(sts).state)
+
+    def test_not_ready_pods(self):
+        sts = with_status('statefulset_ready', readyReplicas=2,
+                          availableReplicas=2)
+        pod = load('pod_crashloop')
+        verdict = readiness.statefulset(sts, {'pods': [pod]})
+        self.assertEqual('2/3 replicas ready; ' + CRASH, verdict.message)
+
+
+class DaemonSetTest(unittest.TestCase):
+
+    def test_ready(self):
+        verdict = readiness.daemonset(load('daemonset_ready'))
+        self.assertEqual(readiness.Verdict(READY, '2/2 pods ready'), verdict)
+
+    def test_update_in_progress(self):
+        ds = with_status('daemonset_ready', updatedNumberScheduled=1,
+                         numberReady=1, numberAvailable=1)
+        self.assertEqual('1/2 pods updated, 1/2 pods ready',
+                         readiness.daemonset(ds).message)
+
+    def test_on_delete_strategy_ignores_the_updated_count(self):
+        ds = with_status('daemonset_ready', updatedNumberScheduled=0)
+        ds['spec']['updateStrategy'] = {'type': 'OnDelete'}
+        self.assertEqual(READY, readiness.daemonset(ds).state)
+
+    def test_unavailable_pods(self):
+        ds = with_status('daemonset_ready', numberAvailable=1)
+        self.assertEqual('1/2 pods available',
+                         readiness.daemonset(ds).message)
+
+    def test_no_matching_node_is_ready(self):
+        ds = load('daemonset_ready')
+        ds['status'] = {'currentNumberScheduled': 0,
+                        'desiredNumberScheduled': 0, 'numberMisscheduled': 0,
+                        'numberReady': 0, 'observedGeneration': 1}
+        verdict = readiness.daemonset(ds)
+        self.assertEqual(READY, verdict.state)
+        self.assertIn('no node', verdict.message)
+
+
+class JobTest(unittest.TestCase):
+
+    def test_complete_job_is_ready(self):
+        verdict = readiness.job(load('job_complete'))
+        self.assertEqual(READY, verdict.state)
+        self.assertEqual('job db-sync completed (1 succeeded)',
+                         verdict.message)
+
+    def test_running_job_reports_counts(self):
+        verdict = readiness.job(load('job_running'), {'pods': []})
+        self.assertEqual(PROGRESSING, verdict.state)
+        self.assertEqual('job db-sync is running: 0/1 succeeded, 1 active, '
+                         '1 failed (backoffLimit 2)', verdict.message)
+
+    def test_failed_job_fails_at_once_with_the_failed_pod_reasons(self):
+        pods = [load('pod_succeeded'), load('pod_failed')]
+        verdict = readiness.job(load('job_failed'), {'pods': pods})
+        self.assertEqual(FAILED, verdict.state)
+        self.assertEqual(
+            "job db-sync failed: BackoffLimitExceeded: Job has reached the "
+            "specified backoff limit; pod db-sync-m4n8v container migrate: "
+            "terminated with exit code 2: alembic.util.exc.CommandError: "
+            "Can't locate revision identified by 'ae1027a6acf'",
+            verdict.message)
+
+    def test_failure_target_fails_before_the_failed_condition(self):
+        job = load('job_failed')
+        del job['status']['conditions'][1]
+        self.assertEqual(FAILED, readiness.job(job).state)
+
+    def test_failed_condition_that_is_false_is_not_a_failure(self):
+        job = load('job_failed')
+        for condition in job['status']['conditions']:
+            condition['status'] = 'False'
+        self.assertEqual(PROGRESSING, readiness.job(job).state)
+
+    def test_suspended_job(self):
+        job = load('job_running')
+        job['spec']['suspend'] = True
+        verdict = readiness.job(job)
+        self.assertEqual(PROGRESSING, verdict.state)
+        self.assertEqual('job db-sync is suspended (spec.suspend is true)',
+                         verdict.message)
+
+    def test_running_job_shows_why_its_pod_restarts(self):
+        pod = load('pod_failed')
+        pod['status']['phase'] = 'Running'
+        status = pod['status']['containerStatuses'][0]
+        status['lastState'] = {'terminated': status['state']['terminated']}
+        status['state'] = {'waiting': {'reason': 'CrashLoopBackOff',
+                                       'message': 'back-off 20s'}}
+        message = readiness.job(load('job_running'), {'pods': [pod]}).message
+        self.assertIn('pod db-sync-m4n8v container migrate: '
+                      'CrashLoopBackOff: back-off 20s (last exit code 2: '
+                      'alembic', message)
+
+
+class CronJobTest(unittest.TestCase):
+
+    def test_a_schedule_is_ready_once_it_exists(self):
+        verdict = readiness.cronjob(load('cronjob'))
+        self.assertEqual(READY, verdict.state)
+        self.assertIn("'0 3 * * *'", verdict.message)
+
+    def test_suspended_is_ready_too(self):
+        cronjob = load('cronjob')
+        cronjob['spec']['suspend'] = True
+        verdict = readiness.cronjob(cronjob)
+        self.assertEqual(readiness.Verdict(READY, 'cronjob backup is '
+                                                  'suspended'), verdict)
+
+
+class ServiceTest(unittest.TestCase):
+
+    def test_ready_with_one_ready_endpoint(self):
+        slices = [load('endpointslice_web')]
+        self.assertEqual(READY, readiness.service(
+            load('service_clusterip'), {'endpointslices': slices}).state)
+
+    def test_no_ready_endpoint_names_the_selector(self):
+        endpoint_slice = load('endpointslice_web')
+        endpoint_slice['endpoints'][0]['conditions']['ready'] = False
+        verdict = readiness.service(load('service_clusterip'),
+                                    {'endpointslices': [endpoint_slice]})
+        self.assertEqual(PROGRESSING, verdict.state)
+        self.assertEqual('service web has no ready endpoints (2 not ready) '
+                         'for selector app=web,tier=frontend',
+                         verdict.message)
+
+    def test_no_endpoint_slice_yet(self):
+        verdict = readiness.service(load('service_clusterip'),
+                                    {'endpointslices': []})
+        self.assertEqual('service web has no ready endpoints for selector '
+                         'app=web,tier=frontend', verdict.message)
+
+    def test_unset_ready_condition_means_ready(self):
+        endpoint_slice = load('endpointslice_web')
+        del endpoint_slice['endpoints'][1]['conditions']['ready']
+        endpoint_slice['endpoints'] = endpoint_slice['endpoints'][1:]
+        self.assertEqual(READY, readiness.service(
+            load('service_clusterip'),
+            {'endpointslices': [endpoint_slice]}).state)
+
+    def test_slices_of_another_service_do_not_count(self):
+        endpoint_slice = load('endpointslice_web')
+        endpoint_slice['metadata']['labels'][
+            'kubernetes.io/service-name'] = 'web-canary'
+        self.assertEqual(PROGRESSING, readiness.service(
+            load('service_clusterip'),
+            {'endpointslices': [endpoint_slice]}).state)
+
+    def test_services_without_endpoints_to_wait_for(self):
+        headless = load('service_clusterip')
+        headless['spec'].update(clusterIP='None', clusterIPs=['None'])
+        selectorless = load('service_clusterip')
+        del selectorless['spec']['selector']
+        external = load('service_clusterip')
+        external['spec'] = {'type': 'ExternalName',
+                            'externalName': 'db.example.com'}
+        for service in (headless, selectorless, external):
+            self.assertEqual(READY, readiness.service(service, {}).state)
+        self.assertEqual('service web is an alias of db.example.com',
+                         readiness.service(external).message)
+
+    def test_load_balancer_needs_an_address(self):
+        slices = [load('endpointslice_web')]
+        slices[0]['metadata']['labels'][
+            'kubernetes.io/service-name'] = 'web-public'
+        service = load('service_loadbalancer')
+        verdict = readiness.service(service, {'endpointslices': slices})
+        self.assertEqual(PROGRESSING, verdict.state)
+        self.assertEqual('service web-public is waiting for a load balancer '
+                         'address (status.loadBalancer.ingress is empty)',
+                         verdict.message)
+        service['status']['loadBalancer']['ingress'] = [
+            {'ip': '192.0.2.10', 'ipMode': 'VIP'}]
+        self.assertEqual(READY, readiness.service(
+            service, {'endpointslices': slices}).state)
+
+
+class PersistentVolumeClaimTest(unittest.TestCase):
+
+    def test_bound(self):
+        verdict = readiness.persistentvolumeclaim(load('pvc_bound'))
+        self.assertEqual(READY, verdict.state)
+        self.assertIn('pvc-b5c7d9e1-3f4a-4b6c-8d0e-2f4a6b8c0d93',
+                      verdict.message)
+
+    def test_pending_until_first_consumer_is_ready(self):
+        verdict = readiness.persistentvolumeclaim(
+            load('pvc_pending'),
+            {'storageclass': load('storageclass_local_path')})
+        self.assertEqual(READY, verdict.state)
+        self.assertIn('binds on first consumer', verdict.message)
+
+    def test_pending_with_immediate_binding_is_progressing(self):
+        storage_class = load('storageclass_local_path')
+        storage_class['volumeBindingMode'] = 'Immediate'
+        verdict = readiness.persistentvolumeclaim(
+            load('pvc_pending'), {'storageclass': storage_class})
+        self.assertEqual(PROGRESSING, verdict.state)
+        self.assertEqual('claim data is Pending, waiting for a volume '
+                         '(storage class local-path)', verdict.message)
+
+    def test_pending_without_storage_class(self):
+        pvc = load('pvc_pending')
+        pvc['spec']['storageClassName'] = ''
+        verdict = readiness.persistentvolumeclaim(pvc, {'storageclass': None})
+        self.assertEqual(PROGRESSING, verdict.state)
+        self.assertIn('no storage class: needs a matching PersistentVolume',
+                      verdict.message)
+
+    def test_lost_claim_fails(self):
+        pvc = with_status('pvc_bound', phase='Lost')
+        verdict = readiness.persistentvolumeclaim(pvc)
+        self.assertEqual(FAILED, verdict.state)
+        self.assertIn('lost its volume pvc-b5c7d9e1', verdict.message)
+
+
+class NamespaceTest(unittest.TestCase):
+
+    def test_active(self):
+        self.assertEqual(READY,
+                         readiness.namespace(load('namespace_active')).state)
+
+    def test_terminating_fails_with_what_remains(self):
+        verdict = readiness.namespace(load('namespace_terminating'))
+        self.assertEqual(FAILED, verdict.state)
+        self.assertTrue(verdict.message.startswith(
+            'namespace demo is terminating; NamespaceContentRemaining: '
+            'SomeResourcesRemain: Some resources are remaining: '
+            'persistentvolumeclaims.'), verdict.message)
+        self.assertIn('kubernetes.io/pvc-protection', verdict.message)
+        self.assertNotIn('ResourcesDiscovered', verdict.message)
+
+
+class ExistenceTest(unittest.TestCase):
+
+    def test_configmap_and_secret_are_ready_once_they_exist(self):
+        for name in ('configmap', 'secret'):
+            self.assertEqual(readiness.Verdict(READY),
+                             readiness.evaluate(load(name)))
+
+    def test_unknown_kinds_are_ready_once_they_exist(self):
+        custom = {'apiVersion': 'example.com/v1', 'kind': 'Database',
+                  'metadata': {'name': 'db', 'namespace': 'demo'},
+                  'status': {'conditions': [{'type': 'Ready',
+                                             'status': 'False'}]}}
+        self.assertEqual(READY, readiness.evaluate(custom).state)
+
+
+class EvaluateTest(unittest.TestCase):
+
+    def test_dispatches_on_kind(self):
+        pods = {'pods': [load('pod_crashloop')]}
+        deployment = with_status('deployment_ready', readyReplicas=2)
+        self.assertEqual(readiness.deployment(deployment, pods),
+                         readiness.evaluate(deployment, pods))
+        self.assertEqual(FAILED, readiness.evaluate(load('job_failed')).state)
+
+    def test_rules_and_related_agree(self):
+        self.assertEqual(set(readiness.RULES), set(readiness.RELATED))
+        self.assertEqual({'pods'}, readiness.RELATED['Job'])
+        self.assertEqual({'pods'}, readiness.RELATED['Deployment'])
+        self.assertEqual({'endpointslices'}, readiness.RELATED['Service'])
+        self.assertEqual({'storageclass'},
+                         readiness.RELATED['PersistentVolumeClaim'])
+        self.assertEqual(frozenset(), readiness.RELATED['ConfigMap'])
+
+    def test_missing_object_fails(self):
+        self.assertEqual(FAILED, readiness.evaluate(None).state)
+
+    def test_object_being_deleted_will_not_become_ready(self):
+        deployment = with_status('deployment_ready', readyReplicas=2)
+        deployment['metadata'].update(
+            deletionTimestamp='2026-11-22T05:00:00Z',
+            finalizers=['foregroundDeletion'])
+        verdict = readiness.evaluate(deployment)
+        self.assertEqual(FAILED, verdict.state)
+        self.assertEqual('Deployment web is being deleted (finalizers: '
+                         'foregroundDeletion); 2/3 replicas ready',
+                         verdict.message)
+
+    def test_ready_object_being_deleted_stays_ready(self):
+        pod = load('pod_ready')
+        pod['metadata']['deletionTimestamp'] = '2026-11-22T05:00:00Z'
+        self.assertEqual(READY, readiness.evaluate(pod).state)
+
+    def test_secret_data_never_appears_in_messages(self):
+        secret = load('secret')
+        secret['metadata']['deletionTimestamp'] = '2026-11-22T05:00:00Z'
+        for obj in (secret, load('secret')):
+            message = readiness.evaluate(obj).message
+            for value in ('czNjcjN0LVBhNTV3MHJk', 's3cr3t-Pa55w0rd',
+                          'keystone'):
+                self.assertNotIn(value, message)
+
+
+class ParseWaitForTest(unittest.TestCase):
+
+    def test_condition(self):
+        parsed = readiness.parse_wait_for('condition=Ready')
+        self.assertEqual(('condition', 'Ready', 'True'),
+                         (parsed.kind, parsed.target, parsed.value))
+        parsed = readiness.parse_wait_for('condition=Ready=False')
+        self.assertEqual('False', parsed.value)
+        self.assertEqual('condition=Ready=False', str(parsed))
+
+    def test_jsonpath(self):
+        parsed = readiness.parse_wait_for(
+            'jsonpath={.status.conditions[0].type}=Ready')
+        self.assertEqual('jsonpath', parsed.kind)
+        self.assertEqual('Ready', parsed.value)
+        self.assertEqual((('field', 'status'), ('field', 'conditions'),
+                          ('index', 0), ('field', 'type')), parsed.path)
+
+    def test_jsonpath_without_value_braces_or_with_shell_quotes(self):
+        self.assertIsNone(readiness.parse_wait_for(
+            'jsonpath={.status.loadBalancer.ingress}').value)
+        for expr in ("jsonpath='{.status.phase}'=Running",
+                     'jsonpath=.status.phase=Running',
+                     '--for=jsonpath={.status.phase}=Running'):
+            parsed = readiness.parse_wait_for(expr)
+            self.assertEqual(('{.status.phase}', 'Running'),
+                             (parsed.target, parsed.value), expr)
+
+    def test_bad_syntax_is_explained(self):
+        cases = {
+            '': 'non-empty string',
+            'condition=': 'expected condition=<Type>',
+            'jsonpath={.status.phase': 'missing "}"',
+            'jsonpath={status.phase}=x': "unsupported JSONPath 'status.phase'",
+            'jsonpath={.items[*].x}=y': '[index]',
+            'jsonpath={.a[?(@.b.c=="d")]}=e': 'unsupported JSONPath',
+            'jsonpath={}=x': 'empty JSONPath',
+            'jsonpath={.a}x': 'expected jsonpath={<path>}=<value>',
+            'delete': 'unsupported wait condition',
+            'phase=Running': 'use condition=<Type>',
+        }
+        for expr, words in cases.items():
+            with self.assertRaises(ValueError, msg=expr) as caught:
+                readiness.parse_wait_for(expr)
+            self.assertIn(words, str(caught.exception), expr)
+        self.assertRaises(ValueError, readiness.parse_wait_for, None)
+
+
+class WaitForTest(unittest.TestCase):
+
+    def test_condition_true(self):
+        self.assertEqual(READY, readiness.wait_for(
+            load('pod_ready'), ['condition=Ready']).state)
+
+    def test_condition_not_met_says_why(self):
+        verdict = readiness.wait_for(load('pod_crashloop'),
+                                     ['condition=Ready'])
+        self.assertEqual(PROGRESSING, verdict.state)
+        self.assertEqual('condition Ready is False (want True): '
+                         'ContainersNotReady: containers with unready '
+                         'status: [app]', verdict.message)
+
+    def test_condition_type_and_status_ignore_case(self):
+        self.assertEqual(READY, readiness.wait_for(
+            load('pod_crashloop'), ['condition=ready=false']).state)
+
+    def test_condition_not_reported(self):
+        self.assertEqual('condition Synced not reported yet',
+                         readiness.wait_for(load('pod_ready'),
+                                            ['condition=Synced']).message)
+
+    def test_jsonpath_values_compare_as_strings(self):
+        cases = [
+            ('pod_ready', 'jsonpath={.status.phase}=Running'),
+            ('pod_ready', 'jsonpath={.status.conditions[0].type}='
+                          'PodReadyToStartContainers'),
+            ('pod_ready', 'jsonpath={.status.conditions[-1].type}='
+                          'PodScheduled'),
+            ('pod_ready', 'jsonpath={.status.conditions[?(@.type=="Ready")]'
+                          '.status}=True'),
+            ('deployment_ready', 'jsonpath={.status.readyReplicas}=3'),
+            ('job_running', 'jsonpath={.spec.suspend}=false'),
+            ('deployment_ready', r'jsonpath={.metadata.labels.app\.'
+                                 r'kubernetes\.io/managed-by}=heat'),
+            ('service_clusterip', 'jsonpath={.spec.clusterIP}'),
+        ]
+        for fixture, expr in cases:
+            self.assertEqual(READY, readiness.wait_for(
+                load(fixture), [expr]).state, expr)
+
+    def test_jsonpath_not_met(self):
+        verdict = readiness.wait_for(load('pod_imagepull'),
+                                     ['jsonpath={.status.phase}=Running'])
+        self.assertEqual("{.status.phase} is 'Pending' (want 'Running')",
+                         verdict.message)
+        verdict = readiness.wait_for(
+            load('service_loadbalancer'),
+            ['jsonpath={.status.loadBalancer.ingress[0].ip}'])
+        self.assertEqual('{.status.loadBalancer.ingress[0].ip} is not set '
+                         'yet', verdict.message)
+
+    def test_every_condition_must_hold(self):
+        verdict = readiness.wait_for(load('pod_ready'), [
+            'condition=Ready', 'jsonpath={.status.phase}=Succeeded'])
+        self.assertEqual(PROGRESSING, verdict.state)
+        self.assertEqual("{.status.phase} is 'Running' (want 'Succeeded')",
+                         verdict.message)
+
+    def test_parsed_conditions_and_create(self):
+        parsed = readiness.parse_wait_for('condition=Ready')
+        self.assertEqual(READY, readiness.wait_for(load('pod_ready'),
+                                                   [parsed, 'create']).state)
+        self.assertEqual(PROGRESSING,
+                         readiness.wait_for(None, ['create']).state)
+
+    def test_bad_expression_raises(self):
+        self.assertRaises(ValueError, readiness.wait_for, load('pod_ready'),
+                          ['jsonpath={status}'])
+
+
+class ExplainTest(unittest.TestCase):
+
+    def test_recent_distinct_warnings_most_recent_first(self):
+        events = load('events_web')['items']
+        verdict = readiness.Verdict(PROGRESSING, '2/3 replicas ready')
+        self.assertEqual(
+            '2/3 replicas ready. Warning events: FailedScheduling: 0/1 '
+            'nodes are available: 1 Insufficient memory. preemption: 0/1 '
+            'nodes are available: 1 No preemption victims found for '
+            'incoming pod.; BackOff: Back-off restarting failed container '
+            'app in pod web-5d8f9c7b6d-x2x7k_demo(5b1e0c9a-7d3f-4e2a-9c61-'
+            '2f8d4a7b3e10) (x17); Unhealthy: Readiness probe failed: HTTP '
+            'probe failed with statuscode: 503 (x3)',
+            readiness.explain(verdict, events))
+
+    def test_limit_and_normal_events(self):
+        events = load('events_web')['items']
+        found = readiness.warning_events(events, limit=10)
+        self.assertEqual(4, len(found))
+        self.assertTrue(found[-1].startswith('FailedMount'))
+        self.assertFalse(any('Pulled' in text for text in found))
+
+    def test_without_warnings_the_message_is_unchanged(self):
+        verdict = readiness.Verdict(PROGRESSING, 'claim data is Pending')
+        normal = [e for e in load('events_web')['items']
+                  if e['type'] == 'Normal']
+        self.assertEqual('claim data is Pending',
+                         readiness.explain(verdict, normal))
+        self.assertEqual('claim data is Pending',
+                         readiness.explain(verdict, []))
+
+    def test_events_alone(self):
+        event = load('events_web')['items'][3]
+        self.assertEqual(
+            'Warning events: FailedMount: MountVolume.SetUp failed for '
+            'volume "config" : configmap "web-config" not found (x2)',
+            readiness.explain(readiness.Verdict(FAILED), [event]))
+
+
+if __name__ == '__main__':
+    unittest.main()

@@ -1,0 +1,120 @@
+# Copyright 2026 heat-k8s developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+import json
+import unittest
+
+from heat_k8s import redaction
+from tests.unit.fixtures import load
+
+PLAIN = 's3cr3t-Pa55w0rd'
+ENCODED = 'czNjcjN0LVBhNTV3MHJk'  # base64 of PLAIN, as Secret data holds it
+
+
+class ManifestTest(unittest.TestCase):
+
+    def test_secret_values_are_replaced_and_keys_kept(self):
+        secret = load('secret')
+        redacted = redaction.manifest(secret)
+        self.assertEqual({'password': redaction.REDACTED,
+                          'username': redaction.REDACTED},
+                         redacted['data'])
+        self.assertEqual('Opaque', redacted['type'])
+        self.assertEqual('db-credentials', redacted['metadata']['name'])
+        text = json.dumps(redacted)
+        for value in (PLAIN, ENCODED, 'keystone', 'a2V5c3RvbmU='):
+            self.assertNotIn(value, text)
+
+    def test_the_original_is_untouched(self):
+        secret = load('secret')
+        redaction.manifest(secret)
+        self.assertEqual(load('secret'), secret)
+
+    def test_string_data(self):
+        secret = {'apiVersion': 'v1', 'kind': 'Secret',
+                  'metadata': {'name': 'api-token'},
+                  'stringData': {'token': 'gAAAAABl-keystone-trust-token'}}
+        self.assertEqual({'token': redaction.REDACTED},
+                         redaction.manifest(secret)['stringData'])
+
+    def test_other_kinds_are_unchanged(self):
+        for name in ('configmap', 'deployment_ready'):
+            self.assertEqual(load(name), redaction.manifest(load(name)))
+
+    def test_lists_of_secrets(self):
+        listed = {'apiVersion': 'v1', 'kind': 'SecretList',
+                  'items': [load('secret'), load('configmap')]}
+        redacted = redaction.manifest(listed)
+        self.assertNotIn(ENCODED, json.dumps(redacted))
+        self.assertEqual(load('configmap'), redacted['items'][1])
+
+
+class TextTest(unittest.TestCase):
+
+    def test_plain_and_base64_forms_are_removed(self):
+        msg = ('container env DB_PASSWORD=%s rejected; data.password: '
+               'Invalid value: "%s"' % (PLAIN, ENCODED))
+        self.assertEqual('container env DB_PASSWORD=<redacted> rejected; '
+                         'data.password: Invalid value: "<redacted>"',
+                         redaction.text(msg, [PLAIN]))
+        self.assertEqual(redaction.text(msg, [PLAIN]),
+                         redaction.text(msg, [ENCODED]))
+
+    def test_secret_values_of_a_manifest(self):
+        secret = load('secret')
+        values = redaction.secret_values(secret)
+        self.assertEqual(sorted(secret['data'].values()), sorted(values))
+        msg = 'login as keystone with %s failed' % PLAIN
+        self.assertEqual('login as <redacted> with <redacted> failed',
+                         redaction.text(msg, values))
+        self.assertEqual([], redaction.secret_values(load('configmap')))
+
+    def test_dict_of_secrets_and_bytes(self):
+        self.assertEqual('key <redacted>',
+                         redaction.text('key %s' % PLAIN, {'pw': PLAIN}))
+        self.assertEqual('key <redacted>',
+                         redaction.text('key %s' % PLAIN, [PLAIN.encode()]))
+
+    def test_json_escaped_values(self):
+        secret = 'pa"ss\\word'
+        msg = 'Invalid value: %s' % json.dumps({'password': secret})
+        self.assertEqual('Invalid value: {"password": "<redacted>"}',
+                         redaction.text(msg, [secret]))
+
+    def test_longest_value_first(self):
+        self.assertEqual('<redacted> and <redacted>',
+                         redaction.text('abcdef and abc', ['abc', 'abcdef']))
+
+    def test_nothing_to_redact(self):
+        self.assertEqual('fine', redaction.text('fine', []))
+        self.assertEqual('fine', redaction.text('fine', ['', None]))
+        self.assertEqual('', redaction.text(None, [PLAIN]))
+
+
+class StructureTest(unittest.TestCase):
+
+    def test_strings_are_redacted_numbers_untouched(self):
+        status = load('status_required')
+        status['message'] += ' (value %s)' % PLAIN
+        redacted = redaction.structure(status, [PLAIN, '1', '42'])
+        self.assertEqual(422, redacted['code'])
+        self.assertNotIn(PLAIN, json.dumps(redacted))
+        self.assertTrue(redacted['message'].endswith('(value <redacted>)'))
+        self.assertEqual('Required value',
+                         redacted['details']['causes'][0]['message'])
+        self.assertNotIn(PLAIN, load('status_required')['message'])
+
+
+if __name__ == '__main__':
+    unittest.main()
