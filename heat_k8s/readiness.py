@@ -18,50 +18,33 @@ One rule per kind, registered in RULES, takes the object as the API server
 returns it plus the related objects named in RELATED, and returns a
 Verdict. Messages say what is not ready yet and why, in the cluster's own
 words (container waiting reasons, exit codes, conditions); they never
-include Secret data.
+include Secret data. Conditions spelled as for kubectl wait are in waitfor.
 """
 
-import dataclasses
 import datetime
-import json
-import re
 
-READY, PROGRESSING, FAILED = 'READY', 'PROGRESSING', 'FAILED'
+from heat_k8s import verdict
+from heat_k8s import waitfor
+
+# Re-exported: callers use readiness.READY, readiness.Verdict and the
+# kubectl-wait conditions (now in waitfor) through this module.
+READY, PROGRESSING, FAILED = verdict.READY, verdict.PROGRESSING, verdict.FAILED
+Verdict = verdict.Verdict
+WaitCondition = waitfor.WaitCondition
+parse_wait_for = waitfor.parse_wait_for
+wait_for = waitfor.wait_for
+
+# Short names for the verdict vocabulary the rules below use throughout.
+_ready, _progressing, _failed = (verdict.ready, verdict.progressing,
+                                 verdict.failed)
+_join, _clip, _reason = verdict.join, verdict.clip, verdict.reason
 
 # Caps that keep a message readable when many pods or events are bad.
 MAX_POD_PROBLEMS = 3
 MAX_EVENTS = 3
-MAX_TEXT = 200
 
 # Waiting reasons that are normal steps of starting a container.
 _STARTING = frozenset({'ContainerCreating', 'PodInitializing'})
-
-
-@dataclasses.dataclass(frozen=True)
-class Verdict:
-    state: str          # READY | PROGRESSING | FAILED
-    message: str = ''   # what is not ready, or the real failure reason
-
-
-def _ready(message=''):
-    return Verdict(READY, message)
-
-
-def _progressing(message):
-    return Verdict(PROGRESSING, message)
-
-
-def _failed(message):
-    return Verdict(FAILED, message)
-
-
-def _join(*parts):
-    return '; '.join(p for p in parts if p)
-
-
-def _clip(text, limit=MAX_TEXT):
-    text = ' '.join(str(text).split())
-    return text if len(text) <= limit else text[:limit - 3] + '...'
 
 
 def _name(obj):
@@ -82,12 +65,6 @@ def _conditions(obj):
 
 def _is_true(condition):
     return bool(condition) and condition.get('status') == 'True'
-
-
-def _reason(item):
-    """'Reason: message' of a condition, container state or pod status."""
-    return _clip(': '.join(str(item[k]) for k in ('reason', 'message')
-                           if item.get(k)))
 
 
 def _generation_pending(obj):
@@ -454,174 +431,16 @@ def evaluate(obj, related=None):
     """
     if not obj:
         return _failed('object not found')
-    verdict = RULES.get(obj.get('kind'), exists)(obj, related or {})
+    result = RULES.get(obj.get('kind'), exists)(obj, related or {})
     metadata = obj.get('metadata') or {}
-    if verdict.state == PROGRESSING and metadata.get('deletionTimestamp'):
+    if result.state == PROGRESSING and metadata.get('deletionTimestamp'):
         # An object on its way out will never become ready.
         finalizers = metadata.get('finalizers')
         return _failed(_join('%s %s is being deleted%s' % (
             obj.get('kind'), _name(obj),
             ' (finalizers: %s)' % ', '.join(finalizers) if finalizers else ''),
-            verdict.message))
-    return verdict
-
-
-# --- kubectl-wait style conditions -----------------------------------------
-
-@dataclasses.dataclass(frozen=True)
-class WaitCondition:
-    kind: str                 # 'condition' | 'jsonpath' | 'create'
-    target: str = ''          # condition type, or the JSONPath as written
-    value: str | None = None  # wanted status or value; None: any value
-    path: tuple = ()          # parsed JSONPath steps
-
-    def __str__(self):
-        if self.kind == 'create':
-            return 'create'
-        wanted = '' if self.value is None else '=' + self.value
-        return '%s=%s%s' % (self.kind, self.target, wanted)
-
-
-_CONDITION = re.compile(r'condition=([A-Za-z0-9][\w./-]*)(?:=(.+))?\Z')
-_STEP = re.compile(r'''
-      \.(?P<field>(?:[^.\[\\]|\\.)+)
-    | \[(?P<index>-?\d+)\]
-    | \[\?\(@\.(?P<key>[\w-]+)\s*==\s*(?P<q>["'])(?P<match>.*?)(?P=q)\)\]
-''', re.VERBOSE)
-_JSONPATH_HELP = ('use dotted fields, [index] and [?(@.field=="value")], '
-                  'e.g. jsonpath={.status.phase}=Running')
-
-
-def _parse_jsonpath(expr):
-    """Steps of a JSONPath such as .status.conditions[0].type."""
-    body = expr[1:] if expr.startswith('$') else expr
-    steps, pos = [], 0
-    while pos < len(body):
-        match = _STEP.match(body, pos)
-        if not match:
-            raise ValueError('unsupported JSONPath %r at %r: %s'
-                             % (expr, body[pos:], _JSONPATH_HELP))
-        if match.group('field') is not None:
-            steps.append(('field', match.group('field').replace('\\.', '.')))
-        elif match.group('index') is not None:
-            steps.append(('index', int(match.group('index'))))
-        else:
-            steps.append(('filter', (match.group('key'),
-                                     match.group('match'))))
-        pos = match.end()
-    if not steps:
-        raise ValueError('empty JSONPath in %r: %s' % (expr, _JSONPATH_HELP))
-    return tuple(steps)
-
-
-def parse_wait_for(expr):
-    """Parse one kubectl-wait condition; ValueError says what is wrong.
-
-    Accepts 'condition=Ready', 'condition=Ready=False',
-    'jsonpath={.status.phase}=Running', 'jsonpath={.spec.host}' (any
-    value) and 'create'.
-    """
-    if not isinstance(expr, str) or not expr.strip():
-        raise ValueError('a wait condition must be a non-empty string such '
-                         'as condition=Ready or jsonpath={.status.phase}='
-                         'Running, not %r' % (expr,))
-    text = expr.strip()
-    text = text[len('--for='):] if text.startswith('--for=') else text
-    if text == 'create':
-        return WaitCondition('create')
-    if text.startswith('condition='):
-        match = _CONDITION.match(text)
-        if not match:
-            raise ValueError('bad condition %r: expected condition=<Type> or '
-                             'condition=<Type>=<Status>' % expr)
-        return WaitCondition('condition', match.group(1),
-                             match.group(2) or 'True')
-    if text.startswith('jsonpath='):
-        rest = text[len('jsonpath='):]
-        if rest[:1] in ('"', "'"):
-            # Shell-style quotes around the path: jsonpath='{.a}'=b
-            rest = rest[1:].replace(rest[0], '', 1)
-        if rest.startswith('{'):
-            end = rest.find('}')
-            if end < 0:
-                raise ValueError('bad jsonpath %r: missing "}"' % expr)
-            path, value = rest[1:end], rest[end + 1:]
-        else:
-            path, equals, value = rest.partition('=')
-            value = equals + value
-        if value and not value.startswith('='):
-            raise ValueError('bad jsonpath %r: expected jsonpath={<path>}='
-                             '<value>' % expr)
-        return WaitCondition('jsonpath', '{%s}' % path,
-                             value[1:] if value else None,
-                             _parse_jsonpath(path))
-    raise ValueError('unsupported wait condition %r: use condition=<Type>'
-                     '[=<Status>], jsonpath={<path>}[=<value>] or create'
-                     % expr)
-
-
-def _select(obj, steps):
-    values = [obj]
-    for step, arg in steps:
-        if step == 'field':
-            values = [v[arg] for v in values
-                      if isinstance(v, dict) and arg in v]
-        elif step == 'index':
-            values = [v[arg] for v in values
-                      if isinstance(v, list) and -len(v) <= arg < len(v)]
-        else:
-            key, wanted = arg
-            values = [item for v in values if isinstance(v, list)
-                      for item in v if isinstance(item, dict)
-                      and _as_text(item.get(key)) == wanted]
-    return [v for v in values if v is not None]
-
-
-def _as_text(value):
-    # Print values the way kubectl's JSONPath does (true, 3, {"a":"b"}).
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, separators=(',', ':'), sort_keys=True)
-
-
-def _unmet(obj, condition):
-    if not obj:
-        return 'object does not exist'
-    if condition.kind == 'create':
-        return None
-    if condition.kind == 'condition':
-        wanted = condition.target.lower()
-        found = [c for c in _status(obj).get('conditions') or ()
-                 if str(c.get('type', '')).lower() == wanted]
-        if not found:
-            return 'condition %s not reported yet' % condition.target
-        status = str(found[0].get('status'))
-        if status.lower() == condition.value.lower():
-            return None
-        detail = _reason(found[0])
-        return 'condition %s is %s (want %s)%s' % (
-            condition.target, status, condition.value,
-            ': ' + detail if detail else '')
-    values = _select(obj, condition.path)
-    if not values:
-        return '%s is not set yet' % condition.target
-    text = ' '.join(_as_text(v) for v in values)
-    if condition.value is None or text == condition.value:
-        return None
-    return '%s is %r (want %r)' % (condition.target, _clip(text),
-                                    condition.value)
-
-
-def wait_for(obj, conditions):
-    """READY when every kubectl-wait condition holds, else PROGRESSING."""
-    unmet = []
-    for condition in conditions:
-        if not isinstance(condition, WaitCondition):
-            condition = parse_wait_for(condition)
-        problem = _unmet(obj, condition)
-        if problem:
-            unmet.append(problem)
-    return _progressing(_join(*unmet)) if unmet else _ready()
+            result.message))
+    return result
 
 
 # --- events ----------------------------------------------------------------
@@ -667,11 +486,11 @@ def warning_events(events, limit=MAX_EVENTS):
     return texts
 
 
-def explain(verdict, events):
-    """The verdict's message followed by recent Warning events."""
+def explain(result, events):
+    """A verdict's message followed by recent Warning events."""
     found = warning_events(events)
     if not found:
-        return verdict.message
+        return result.message
     text = 'Warning events: ' + '; '.join(found)
-    message = verdict.message.rstrip('. ')
+    message = result.message.rstrip('. ')
     return '%s. %s' % (message, text) if message else text
