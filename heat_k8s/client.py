@@ -1,0 +1,155 @@
+# Copyright 2026 heat-k8s developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Heat client plugin 'kubernetes': a Keystone-brokered Kubernetes client.
+
+The endpoint comes from [kubernetes] api_url, an operator-named or Magnum
+cluster, or the Keystone catalog; the bearer token is the caller's own
+Keystone token, fetched before every request so that trust-scoped tokens
+Heat uses for long operations are renewed when they expire.
+"""
+
+import weakref
+
+from heat.common import exception
+from heat.engine.clients import client_plugin
+from kubernetes import client as k8s_client
+from kubernetes import config as k8s_config
+from kubernetes.client import exceptions as k8s_exceptions
+from oslo_config import cfg
+
+from heat_k8s import config  # noqa: F401  (registers the option groups)
+from heat_k8s import kube
+
+CLIENT_NAME = 'kubernetes'
+CONF = cfg.CONF
+
+
+def _token_hook(context):
+    """A refresh hook that puts a current Keystone token on each request."""
+    context_ref = weakref.ref(context)
+
+    def refresh(configuration):
+        ctx = context_ref()
+        if ctx is None:
+            raise exception.Error('Request context of the Kubernetes '
+                                  'client no longer exists')
+        configuration.api_key['authorization'] = (
+            ctx.keystone_session.get_token())
+    return refresh
+
+
+class KubernetesClientPlugin(client_plugin.ClientPlugin):
+
+    exceptions_module = k8s_exceptions
+
+    def __init__(self, context):
+        super().__init__(context)
+        self._kubes = {}
+
+    @property
+    def service_types(self):
+        return [CONF.kubernetes.catalog_service_type]
+
+    @staticmethod
+    def uses_catalog():
+        """False when the operator configured where the API is."""
+        return not (CONF.kubernetes.api_url or CONF.kubernetes.kubeconfig)
+
+    def _create(self, version=None):
+        return self.kube()
+
+    def kube(self, cluster=None):
+        """The kube.Kube for a cluster (None: the default one), cached."""
+        if cluster not in self._kubes:
+            api = k8s_client.ApiClient(self._configuration(cluster))
+            self._kubes[cluster] = kube.Kube(
+                api, field_manager=CONF.kubernetes.field_manager,
+                timeout=CONF.kubernetes.request_timeout)
+        return self._kubes[cluster]
+
+    def _configuration(self, cluster):
+        # debug stays False (the default): debug output shows headers. Not
+        # set explicitly, as the setter changes process-wide logger levels.
+        conf = k8s_client.Configuration()
+        if CONF.kubernetes.kubeconfig:
+            k8s_config.load_kube_config(
+                config_file=CONF.kubernetes.kubeconfig, context=cluster,
+                client_configuration=conf, persist_config=False)
+            return conf
+        host, ca_file, ca_data = self._endpoint(cluster)
+        conf.host = host.rstrip('/')
+        conf.verify_ssl = not self._get_client_option(CLIENT_NAME,
+                                                      'insecure')
+        conf.ssl_ca_cert = ca_file
+        conf.ca_cert_data = ca_data
+        conf.cert_file = self._get_client_option(CLIENT_NAME, 'cert_file')
+        conf.key_file = self._get_client_option(CLIENT_NAME, 'key_file')
+        # The key must exist for the client to send it; the hook fills it.
+        conf.api_key = {'authorization': ''}
+        conf.api_key_prefix = {'authorization': 'Bearer'}
+        conf.refresh_api_key_hook = _token_hook(self.context)
+        return conf
+
+    def _endpoint(self, cluster):
+        """(API URL, CA file, CA PEM data) for a cluster name or None."""
+        ca_file = self._get_client_option(CLIENT_NAME, 'ca_file')
+        if cluster is None:
+            if CONF.kubernetes.api_url:
+                return CONF.kubernetes.api_url, ca_file, None
+            return self._catalog_url(), ca_file, None
+        if cluster in CONF.kubernetes.clusters:
+            return (CONF.kubernetes.clusters[cluster],
+                    CONF.kubernetes.cluster_ca_files.get(cluster, ca_file),
+                    None)
+        return self._magnum_endpoint(cluster)
+
+    def _catalog_url(self):
+        kwargs = {'service_type': CONF.kubernetes.catalog_service_type,
+                  'endpoint_type': self._get_client_option(CLIENT_NAME,
+                                                           'endpoint_type')}
+        if CONF.kubernetes.region_name:
+            kwargs['region_name'] = CONF.kubernetes.region_name
+        return self.url_for(**kwargs)
+
+    def _magnum_endpoint(self, cluster):
+        magnum = self.clients.client_plugin('magnum')
+        if magnum is None:
+            raise exception.EntityNotFound(entity='Kubernetes cluster',
+                                           name=cluster)
+        try:
+            found = magnum.client().clusters.get(cluster)
+        except Exception as exc:
+            if magnum.is_not_found(exc):
+                raise exception.EntityNotFound(entity='Kubernetes cluster',
+                                               name=cluster) from None
+            raise
+        if not getattr(found, 'api_address', None):
+            raise exception.Error(
+                'Magnum cluster %s has no API address yet (status %s)' % (
+                    cluster, getattr(found, 'status', 'unknown')))
+        ca = magnum.client().certificates.get(found.uuid)
+        return found.api_address, None, getattr(ca, 'pem', None)
+
+    def is_not_found(self, ex):
+        return getattr(ex, 'status', None) == 404 and isinstance(
+            ex, k8s_exceptions.ApiException)
+
+    def is_conflict(self, ex):
+        return getattr(ex, 'status', None) == 409 and isinstance(
+            ex, k8s_exceptions.ApiException)
+
+    def is_over_limit(self, ex):
+        return getattr(ex, 'status', None) == 429 and isinstance(
+            ex, k8s_exceptions.ApiException)

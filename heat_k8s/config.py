@@ -1,0 +1,119 @@
+# Copyright 2026 heat-k8s developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Operator settings: the ``[kubernetes]`` and ``[clients_kubernetes]`` groups.
+
+``[clients_kubernetes]`` is the per-client group every Heat client plugin
+has (``endpoint_type``, ``ca_file``, ``cert_file``, ``key_file``,
+``insecure``), falling back to ``[clients]``. Heat registers these groups
+only for its in-tree clients, so it is registered here. ``[kubernetes]``
+holds what is specific to Kubernetes.
+"""
+
+import copy
+
+from heat.common import config as heat_config
+from oslo_config import cfg
+
+GROUP = 'kubernetes'
+CLIENTS_GROUP = 'clients_kubernetes'
+
+NAMESPACE_FORMAT_KEYS = ('project_id', 'project_name', 'project_domain_id',
+                         'user_id', 'user_name', 'stack_id', 'stack_name')
+
+kubernetes_opts = [
+    cfg.URIOpt(
+        'api_url',
+        schemes=['http', 'https'],
+        help='URL of the Kubernetes API server, e.g. '
+             'https://k8s.example.com:6443. When set it overrides the '
+             'Keystone catalog for resources that name no cluster. TLS '
+             'settings come from [clients_kubernetes] (ca_file, insecure).'),
+    cfg.StrOpt(
+        'catalog_service_type',
+        default='kubernetes',
+        help='Service type of the Kubernetes API in the Keystone catalog. '
+             'The endpoint interface is [clients_kubernetes] endpoint_type '
+             '(default: [clients] endpoint_type).'),
+    cfg.StrOpt(
+        'region_name',
+        help='Region of the Kubernetes endpoint in the Keystone catalog. '
+             'Default: the region Heat uses for other services '
+             '([DEFAULT] region_name_for_services or the request region).'),
+    cfg.StrOpt(
+        'default_namespace',
+        default='%(project_id)s',
+        help='Namespace of resources that set no namespace property: a '
+             'Python %%-format over the request and the stack. Keys: '
+             + ', '.join(NAMESPACE_FORMAT_KEYS) + '. The default, one '
+             'namespace per Keystone project named by the project ID, '
+             'matches the namespace k8s-keystone-auth creates per project. '
+             'The result must be a valid DNS-1123 label.'),
+    cfg.DictOpt(
+        'clusters',
+        default={},
+        help='Operator-named clusters a template may select with the '
+             '"cluster" property: name:api_url pairs, e.g. '
+             '"edge:https://10.0.0.5:6443". A cluster name not listed '
+             'here is looked up as a Magnum cluster name or ID.'),
+    cfg.DictOpt(
+        'cluster_ca_files',
+        default={},
+        help='CA bundle per operator-named cluster: name:path pairs. '
+             'Clusters without one use [clients_kubernetes] ca_file.'),
+    cfg.StrOpt(
+        'field_manager',
+        default='heat',
+        help='Field manager name used for server-side apply. Fields set '
+             'by other managers (e.g. an autoscaler owning replicas) are '
+             'left alone unless a template sets them.'),
+    cfg.IntOpt(
+        'request_timeout',
+        default=30,
+        min=1,
+        help='Timeout in seconds of one request to the Kubernetes API.'),
+    cfg.IntOpt(
+        'poll_interval_max',
+        default=20,
+        min=1,
+        help='Longest interval in seconds between two readiness polls of '
+             'one object; polls start at one second and back off.'),
+    cfg.StrOpt(
+        'schema_version',
+        help='Kubernetes minor version (e.g. "1.36") whose OpenAPI schema '
+             'validates specs offline at template validate time. Default: '
+             'the newest schema bundled with kubernetes-validate.'),
+    cfg.StrOpt(
+        'kubeconfig',
+        help='FOR TESTING AND DEVELOPMENT ONLY: a kubeconfig file whose '
+             'credentials are used for every request instead of the '
+             "caller's Keystone token. Never set this in production: every "
+             'stack would act with those credentials.'),
+]
+
+
+def _clients_kubernetes_opts():
+    # Copies, so that defaults set on one group do not leak into Heat's.
+    return [copy.deepcopy(opt) for opt in heat_config.clients_opts]
+
+
+clients_kubernetes_opts = _clients_kubernetes_opts()
+
+cfg.CONF.register_opts(kubernetes_opts, group=GROUP)
+cfg.CONF.register_opts(clients_kubernetes_opts, group=CLIENTS_GROUP)
+
+
+def list_opts():
+    yield GROUP, kubernetes_opts
+    yield CLIENTS_GROUP, clients_kubernetes_opts

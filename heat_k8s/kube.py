@@ -1,0 +1,365 @@
+# Copyright 2026 heat-k8s developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""A thin REST layer over the Kubernetes API, speaking plain dicts.
+
+Every object goes in and comes out as the JSON the API defines, so the
+pure modules (readiness, immutable, labels, ...) work on what the API
+returns. Errors carry the API's own Status message with field paths, and
+never Secret values.
+"""
+
+import json
+import re
+import threading
+
+from kubernetes.client import exceptions as k8s_exceptions
+from oslo_log import log as logging
+from urllib3 import exceptions as urllib3_exceptions
+
+from heat_k8s import kinds
+from heat_k8s import redaction
+
+LOG = logging.getLogger(__name__)
+
+APPLY_PATCH = 'application/apply-patch+yaml'
+SERVICE_NAME_LABEL = 'kubernetes.io/service-name'
+DEFAULT_CLASS_ANNOTATION = 'storageclass.kubernetes.io/is-default-class'
+
+# (endpoint, apiVersion) -> {kind: kinds.Kind}; shared by all clients
+_discovery = {}
+_discovery_lock = threading.Lock()
+
+
+class ApiError(k8s_exceptions.ApiException):
+    """An API failure whose text is the Status message, safe to show.
+
+    ``status_body`` is the decoded Status (with Secret values removed) for
+    callers that need the reason or causes, e.g. immutable-field errors.
+    """
+
+    def __init__(self, status, reason, message, status_body=None):
+        super().__init__(status=status, reason=reason)
+        self.message = message
+        self.status_body = status_body or {}
+
+    def __str__(self):
+        return self.message
+
+
+MAX_VALUE_TEXT = 80
+_DUMP_START = re.compile(r'[\w.]*[{\[]')
+
+
+def _value_end(text, start):
+    """Index after the JSON object or array starting at text[start]."""
+    depth, quoted, escaped = 0, False, False
+    for index in range(start, len(text)):
+        char = text[index]
+        if quoted:
+            if escaped:
+                escaped = False
+            elif char == '\\':
+                escaped = True
+            elif char == '"':
+                quoted = False
+        elif char == '"':
+            quoted = True
+        elif char in '{[':
+            depth += 1
+        elif char in '}]':
+            depth -= 1
+            if depth == 0:
+                return index + 1
+    return len(text)
+
+
+def clip_values(message):
+    """Shorten the object dumps in 'Invalid value: {...}' messages.
+
+    The API quotes a whole pod template when it refuses a change to one.
+    """
+    marker, out, pos = 'Invalid value: ', [], 0
+    while True:
+        found = message.find(marker, pos)
+        if found < 0:
+            return ''.join(out) + message[pos:]
+        start = found + len(marker)
+        # JSON ({...}) or Go syntax (core.PodTemplateSpec{...}) dumps
+        dump = _DUMP_START.match(message, start)
+        if dump:
+            end = _value_end(message, dump.end() - 1)
+            if end - start > MAX_VALUE_TEXT:
+                out.append(message[pos:dump.end()] + '...' + message[end - 1])
+                pos = end
+                continue
+        out.append(message[pos:start])
+        pos = start
+
+
+def status_message(status_code, body, secrets=()):
+    """(message, Status dict) for an error response body."""
+    try:
+        status = json.loads(body) if body else {}
+    except ValueError:
+        status = {}
+    if not isinstance(status, dict):
+        status = {}
+    message = status.get('message') or (body or '').strip()[:500]
+    causes = (status.get('details') or {}).get('causes') or []
+    for cause in causes:
+        field = cause.get('field')
+        if field and field + ':' not in message:
+            message = '%s; %s: %s' % (message, field, cause.get('message'))
+    reason = status.get('reason') or ''
+    message = '%s (HTTP %s%s)' % (clip_values(message) or
+                                  'Kubernetes API error',
+                                  status_code,
+                                  ' ' + reason if reason else '')
+    if secrets:
+        message = redaction.text(message, secrets)
+        status = redaction.structure(status, secrets)
+    return message, status
+
+
+def label_selector(selector):
+    """Label selector query string for a LabelSelector, or None if empty.
+
+    An empty selector matches everything; callers treat None as "no
+    related objects" rather than listing the whole namespace.
+    """
+    if not selector:
+        return None
+    terms = ['%s=%s' % kv for kv in sorted(
+        (selector.get('matchLabels') or {}).items())]
+    for expr in selector.get('matchExpressions') or []:
+        key, op = expr['key'], expr['operator']
+        values = ','.join(expr.get('values') or [])
+        if op == 'In':
+            terms.append('%s in (%s)' % (key, values))
+        elif op == 'NotIn':
+            terms.append('%s notin (%s)' % (key, values))
+        elif op == 'Exists':
+            terms.append(key)
+        elif op == 'DoesNotExist':
+            terms.append('!' + key)
+    return ','.join(terms) or None
+
+
+class Kube:
+    """Requests against one API endpoint with one set of credentials."""
+
+    def __init__(self, api_client, field_manager='heat', timeout=30):
+        self.api = api_client
+        self.endpoint = api_client.configuration.host
+        self.field_manager = field_manager
+        self.timeout = timeout
+
+    def request(self, method, path, query=None, body=None,
+                content_type='application/json', secrets=()):
+        headers = {'Accept': 'application/json'}
+        if body is not None:
+            # The client serialises dict bodies as JSON for JSON and
+            # structured YAML (apply-patch+yaml) content types alike.
+            headers['Content-Type'] = content_type
+        method, url, headers, body, _ = self.api.param_serialize(
+            method, path, query_params=query or [], header_params=headers,
+            body=body, auth_settings=['BearerToken'])
+        try:
+            response = self.api.call_api(method, url, headers, body,
+                                         _request_timeout=self.timeout)
+        except k8s_exceptions.ApiException as exc:
+            # Raised before any response, e.g. TLS failures: no body.
+            raise ApiError(0, 'Unreachable',
+                           'Kubernetes API %s unreachable: %s' % (
+                               self.endpoint, exc.reason)) from None
+        except urllib3_exceptions.HTTPError as exc:
+            raise ApiError(0, 'Unreachable',
+                           'Kubernetes API %s unreachable: %s' % (
+                               self.endpoint, exc)) from None
+        data = response.read()
+        text = data.decode('utf-8', 'replace') if data else ''
+        if not 200 <= response.status <= 299:
+            message, status = status_message(response.status, text, secrets)
+            raise ApiError(response.status, response.reason, message, status)
+        return json.loads(text) if text else {}
+
+    # -- kinds -------------------------------------------------------------
+
+    def kind_info(self, api_version, kind):
+        """kinds.Kind for apiVersion/kind; discovery only for non-built-ins.
+
+        Raises ApiError 404 when the API does not serve the kind.
+        """
+        info = kinds.builtin(api_version, kind)
+        if info is not None:
+            return info
+        key = (self.endpoint, api_version)
+        with _discovery_lock:
+            known = _discovery.get(key)
+        if known is None or kind not in known:
+            # A miss refetches: the CRD may have been created since.
+            known = self._discover(api_version)
+            with _discovery_lock:
+                _discovery[key] = known
+        if kind not in known:
+            raise ApiError(404, 'NotFound',
+                           'Kind %s is not served by apiVersion %s at %s' % (
+                               kind, api_version, self.endpoint))
+        return known[kind]
+
+    def _discover(self, api_version):
+        try:
+            doc = self.request('GET', kinds.group_path(api_version))
+        except ApiError as exc:
+            if exc.status == 404:
+                return {}
+            raise
+        found = {}
+        for res in doc.get('resources', []):
+            if '/' not in res['name']:  # skip subresources
+                found[res['kind']] = kinds.Kind(api_version, res['name'],
+                                                res['namespaced'])
+        return found
+
+    def path(self, api_version, kind, namespace=None, name=None):
+        info = self.kind_info(api_version, kind)
+        path = kinds.collection_path(
+            api_version, info.plural, namespace if info.namespaced else None)
+        return path + '/' + name if name else path
+
+    def is_namespaced(self, api_version, kind):
+        return self.kind_info(api_version, kind).namespaced
+
+    # -- verbs -------------------------------------------------------------
+
+    def apply(self, manifest, dry_run=False):
+        """Server-side apply of a full manifest; returns the live object."""
+        meta = manifest['metadata']
+        path = self.path(manifest['apiVersion'], manifest['kind'],
+                         meta.get('namespace'), meta['name'])
+        query = [('fieldManager', self.field_manager), ('force', 'true'),
+                 ('fieldValidation', 'Strict')]
+        if dry_run:
+            query.append(('dryRun', 'All'))
+        return self.request('PATCH', path, query, manifest,
+                            content_type=APPLY_PATCH,
+                            secrets=redaction.secret_values(manifest))
+
+    def get(self, api_version, kind, name, namespace=None):
+        """The live object, or None if it (or its kind) does not exist."""
+        try:
+            return self.request('GET', self.path(api_version, kind,
+                                                 namespace, name))
+        except ApiError as exc:
+            if exc.status == 404:
+                return None
+            raise
+
+    def delete(self, api_version, kind, name, namespace=None, uid=None,
+               propagation='Foreground'):
+        """Delete, only the incarnation with this uid when one is given.
+
+        Returns False when there was nothing to delete: not found, kind
+        gone, or the name now belongs to another object (uid mismatch).
+        """
+        options = {'apiVersion': 'v1', 'kind': 'DeleteOptions',
+                   'propagationPolicy': propagation}
+        if uid:
+            options['preconditions'] = {'uid': uid}
+        try:
+            self.request('DELETE', self.path(api_version, kind, namespace,
+                                             name), body=options)
+        except ApiError as exc:
+            if exc.status == 404 or (uid and exc.status == 409):
+                return False
+            raise
+        return True
+
+    def list(self, api_version, kind, namespace=None, label_selector=None,
+             field_selector=None):
+        query = []
+        if label_selector:
+            query.append(('labelSelector', label_selector))
+        if field_selector:
+            query.append(('fieldSelector', field_selector))
+        doc = self.request('GET', self.path(api_version, kind, namespace),
+                           query)
+        items = doc.get('items') or []
+        for item in items:
+            # List items carry no kind; the pure modules dispatch on it.
+            item.setdefault('apiVersion', api_version)
+            item.setdefault('kind', kind)
+        return items
+
+    # -- related objects ---------------------------------------------------
+
+    def events_for(self, obj):
+        """core/v1 Events about this object, oldest first."""
+        meta = obj.get('metadata') or {}
+        if not meta.get('uid'):
+            return []
+        events = self.list('v1', 'Event', meta.get('namespace'),
+                           field_selector='involvedObject.uid=' + meta['uid'])
+
+        def when(event):
+            return (event.get('lastTimestamp') or event.get('eventTime') or
+                    (event.get('metadata') or {}).get('creationTimestamp') or
+                    '')
+        return sorted(events, key=when)
+
+    def pods_for(self, obj):
+        """Pods selected by a workload's spec.selector."""
+        selector = label_selector((obj.get('spec') or {}).get('selector'))
+        if selector is None:
+            return []
+        return self.list('v1', 'Pod', obj['metadata'].get('namespace'),
+                         label_selector=selector)
+
+    def endpointslices_for(self, service):
+        meta = service['metadata']
+        return self.list('discovery.k8s.io/v1', 'EndpointSlice',
+                         meta.get('namespace'),
+                         label_selector='%s=%s' % (SERVICE_NAME_LABEL,
+                                                   meta['name']))
+
+    def storageclass_for(self, pvc):
+        """The StorageClass a claim binds through, or None."""
+        name = (pvc.get('spec') or {}).get('storageClassName')
+        if name:
+            return self.get('storage.k8s.io/v1', 'StorageClass', name)
+        if name == '':
+            return None  # explicitly no class: static binding
+        for sc in self.list('storage.k8s.io/v1', 'StorageClass'):
+            annotations = sc['metadata'].get('annotations') or {}
+            if annotations.get(DEFAULT_CLASS_ANNOTATION) == 'true':
+                return sc
+        return None
+
+    RELATED = {
+        'pods': pods_for,
+        'endpointslices': endpointslices_for,
+        'storageclass': storageclass_for,
+    }
+
+    def related(self, obj, names):
+        """{name: fetched objects} for readiness.RELATED names."""
+        result = {}
+        for name in sorted(names):
+            fetch = self.RELATED.get(name)
+            if fetch is None:
+                LOG.warning('No fetcher for related objects %r', name)
+                continue
+            result[name] = fetch(self, obj)
+        return result

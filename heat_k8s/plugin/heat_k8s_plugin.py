@@ -1,0 +1,21 @@
+# Copyright 2026 heat-k8s developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Heat imports every module in its plugin_dirs; this one loads ours.
+
+Set ``[DEFAULT] plugin_dirs`` to include this directory; the console script
+``heat-k8s-plugin-dir`` prints its path.
+"""
+
+from heat_k8s.resources import available_resource_mapping  # noqa: F401

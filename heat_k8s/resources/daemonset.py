@@ -1,0 +1,36 @@
+# Copyright 2026 heat-k8s developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""OS::Kubernetes::DaemonSet."""
+
+from heat.engine import attributes
+
+from heat_k8s.resources import base
+
+
+class DaemonSet(base.KubernetesResource):
+    """A Kubernetes DaemonSet: ready when rolled out (a pod updated, ready
+    and available on every eligible node). A failed rollout fails the
+    update."""
+
+    kind = 'DaemonSet'
+    body_properties = {'spec': 'spec'}
+    extra_attributes = {
+        'ready_replicas': base.Attr(
+            'Number of nodes with a ready pod.', attributes.Schema.INTEGER,
+            lambda obj: base.status_of(obj).get('numberReady', 0)),
+    }
+    properties_schema = dict(base.common_properties(),
+                             spec=base.spec_property())
+    attributes_schema = base.attributes_schema(extra_attributes)

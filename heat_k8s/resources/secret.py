@@ -1,0 +1,89 @@
+# Copyright 2026 heat-k8s developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""OS::Kubernetes::Secret."""
+
+import base64
+import binascii
+
+from heat.engine import attributes
+from heat.engine import properties
+from oslo_config import cfg
+
+from heat_k8s import checksum
+from heat_k8s.resources import base
+
+PROPERTIES = (TYPE, DATA, STRING_DATA, IMMUTABLE) = (
+    'type', 'data', 'string_data', 'immutable')
+
+
+class Secret(base.KubernetesResource):
+    """A Kubernetes Secret whose values Heat never shows.
+
+    The values of data and string_data are written to Kubernetes only:
+    Heat stores keyed fingerprints in their place (events, resource
+    properties), and no attribute, log or error message carries them. Pass
+    them with hidden parameters so the template does not hold them either.
+    """
+
+    kind = 'Secret'
+    body_properties = {TYPE: 'type', DATA: 'data',
+                       STRING_DATA: 'stringData', IMMUTABLE: 'immutable'}
+    sensitive_properties = (DATA, STRING_DATA)
+    checksum_keys = ('data', 'stringData')
+    extra_attributes = {
+        'checksum': base.Attr(
+            'Keyed SHA-256 of the content, for pod template annotations; '
+            'it reveals nothing of the values.', attributes.Schema.STRING,
+            lambda data: data.get('checksum'), 'data'),
+    }
+    properties_schema = dict(
+        base.common_properties(),
+        **{TYPE: properties.Schema(
+            properties.Schema.STRING,
+            'Secret type, e.g. kubernetes.io/tls. A change replaces.',
+            default='Opaque'),
+           DATA: properties.Schema(
+               properties.Schema.MAP,
+               'Key to base64-encoded value.', update_allowed=True),
+           STRING_DATA: properties.Schema(
+               properties.Schema.MAP,
+               'Key to plain-text value (Kubernetes stores it base64).',
+               update_allowed=True),
+           IMMUTABLE: properties.Schema(
+               properties.Schema.BOOLEAN,
+               'Forbid changes to the data; a change then replaces the '
+               'Secret.', update_allowed=True)})
+    attributes_schema = base.attributes_schema(extra_attributes)
+
+    @staticmethod
+    def content_checksum(data, string_data):
+        return checksum.secret_content(data, string_data,
+                                       key=cfg.CONF.auth_encryption_key)
+
+    def validate_body(self, props):
+        super().validate_body(props)
+        for key, value in sorted((props[DATA] or {}).items()):
+            if value is not None and not is_base64(value):
+                raise self._invalid(
+                    'data.%s: not base64 (use string_data for plain text)'
+                    % key, DATA)
+
+
+def is_base64(value):
+    try:
+        base64.b64decode(str(value), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
