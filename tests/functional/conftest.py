@@ -65,16 +65,26 @@ def admin(cluster):
     client.close()
 
 
+@pytest.fixture(scope='class')
+def cluster_for_unittest(request, cluster):
+    """Hands the session's cluster to unittest-style test classes."""
+    request.cls.cluster = cluster
+
+
+def wait_for_default_serviceaccount(core, namespace):
+    # Pods are refused until the serviceaccount controller has run.
+    cloud.wait_until(lambda: core.list_namespaced_service_account(
+        namespace, field_selector='metadata.name=default').items,
+        'the default service account of ' + namespace)
+
+
 @pytest.fixture
 def namespace(admin):
     """A fresh namespace for one test, deleted afterwards."""
     core = kubernetes.client.CoreV1Api(admin)
     name = 'test-' + uuid.uuid4().hex[:10]
     core.create_namespace({'metadata': {'name': name}})
-    # Pods are refused until the serviceaccount controller has run.
-    cloud.wait_until(lambda: core.list_namespaced_service_account(
-        name, field_selector='metadata.name=default').items,
-        'the default service account of ' + name)
+    wait_for_default_serviceaccount(core, name)
     yield name
     try:
         core.delete_namespace(name)

@@ -1,0 +1,83 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""Heat's own harness driving OS::Kubernetes::* against the real cluster.
+
+Stacks are created, updated, checked and deleted by Heat's engine code
+in-process (sqlite, fake RPC); the plugin reaches the session's
+kube-apiserver with the admin kubeconfig ([kubernetes] kubeconfig, a
+development-only option). Keystone brokering is tested end to end in
+tests/e2e.
+"""
+
+from tests.unit import heat_harness  # first: sets up Heat
+
+import os
+import uuid
+
+import kubernetes
+import pytest
+
+from heat.engine import scheduler
+from heat.objects import event as event_object
+from oslo_config import cfg
+
+from tests.functional import conftest
+
+
+@pytest.mark.usefixtures('cluster_for_unittest')
+class ClusterTestCase(heat_harness.KubernetesTestCase):
+    """Stacks in a namespace of their own on the session's cluster."""
+
+    offline = False
+
+    def setUp(self):
+        super().setUp()
+        scheduler.ENABLE_SLEEP = True  # real readiness polling
+        cfg.CONF.set_override('api_url', None, group='kubernetes')
+        cfg.CONF.set_override('kubeconfig', os.path.join(
+            self.cluster['state_dir'], 'kubeconfig'), group='kubernetes')
+        self.api = conftest.api_client(self.cluster)
+        self.addCleanup(self.api.close)
+        self.core = kubernetes.client.CoreV1Api(self.api)
+        self.apps = kubernetes.client.AppsV1Api(self.api)
+        self.batch = kubernetes.client.BatchV1Api(self.api)
+        self.ns = 'ft-' + uuid.uuid4().hex[:10]
+        self.core.create_namespace({'metadata': {'name': self.ns}})
+        self.addCleanup(self._delete_namespace)
+        conftest.wait_for_default_serviceaccount(self.core, self.ns)
+        cfg.CONF.set_override('default_namespace', self.ns,
+                              group='kubernetes')
+
+    def _delete_namespace(self):
+        try:
+            self.core.delete_namespace(self.ns)
+        except kubernetes.client.ApiException as exc:
+            if exc.status != 404:
+                raise
+
+    def create(self, template, params=None):
+        stack = self.parse(template, params)
+        stack.create()
+        return stack
+
+    def assertState(self, stack, action, status):
+        self.assertEqual((action, status), stack.state, stack.status_reason)
+
+    def output(self, stack, key):
+        # As the engine's show_output does: resolve, then read the value.
+        stack._update_all_resource_data(for_resources=False,
+                                        for_outputs={key})
+        return stack.outputs[key].get_value()
+
+    def events(self, stack):
+        return event_object.Event.get_all_by_stack(stack.context, stack.id)
