@@ -20,9 +20,11 @@ import sys
 import time
 
 from lc import build
+from lc import cloud
 from lc import kubernetes
 from lc import paths
 from lc import procs
+from lc import venv
 
 
 def _log(msg):
@@ -37,22 +39,42 @@ def cmd_build(args):
 
 
 def cmd_up(args):
-    if not args.kubernetes_only:
-        raise SystemExit('localcloud: Keystone and Heat are not part of the '
-                         'local cloud yet; use `up --kubernetes-only`.')
     started = time.monotonic()
     bins = build.build(log=_log)
     built = time.monotonic()
     cluster = kubernetes.Cluster(args.state_dir, bins)
-    cluster.up()
-    _log('kubernetes ready at %s in %.1fs (build check %.1fs); '
-         'state in %s' % (cluster.api_url, time.monotonic() - built,
-                          built - started, args.state_dir))
-    _log('eval "$(%s env)"; kubectl get nodes' % _self(args))
+    if args.kubernetes_only:
+        flags = os.path.join(args.state_dir, kubernetes.WEBHOOK_FLAGS_FILE)
+        if os.path.exists(flags):  # left by a full `up`: no Keystone now
+            os.unlink(flags)
+        cluster.info.pop('venv', None)
+        cluster.up()
+        _log('kubernetes ready at %s in %.1fs (build check %.1fs); '
+             'state in %s' % (cluster.api_url, time.monotonic() - built,
+                              built - started, args.state_dir))
+        _log('eval "$(%s env)"; kubectl get nodes' % _self(args))
+        return
+    venv_dir = venv.ensure(log=_log)
+    ready = time.monotonic()
+    _log('build check %.1fs, virtualenv check %.1fs' % (
+        built - started, ready - built))
+    cluster.info['venv'] = venv_dir
+    if args.token_expiration:
+        cluster.info.setdefault('openstack', {})['token_expiration'] = (
+            args.token_expiration)
+    cluster.save()
+    openstack = cloud.OpenStack(cluster, venv_dir, log=_log)
+    openstack.up(cluster.up)
+    _log('local cloud ready in %.1fs (%.1fs after the checks); state in %s'
+         % (time.monotonic() - started, time.monotonic() - ready,
+            args.state_dir))
+    _log('eval "$(%s env)"; openstack stack list; kubectl get nodes'
+         % _self(args))
 
 
 def cmd_down(args):
     cluster = kubernetes.Cluster(args.state_dir)
+    cloud.OpenStack(cluster, cluster.info.get('venv')).down()
     known = set(kubernetes.COMPONENTS)
     # Anything else we started (future components) first, then Kubernetes.
     for name in procs.names(args.state_dir):
@@ -71,29 +93,50 @@ def cmd_status(args):
         print('no local cloud in %s' % args.state_dir)
         return 3
     status = cluster.status()
+    openstack = None
+    if cluster.info.get('venv'):  # a full `up`, not --kubernetes-only
+        openstack = cloud.OpenStack(cluster, cluster.info['venv'])
+        status.update(openstack.status())
     for name, up in status.items():
         print('%-24s %s' % (name, 'running' if up else 'stopped'))
     ready = status['kube-apiserver'] and cluster.readyz()
     print('%-24s %s' % ('api', '%s (%s)' % (
         cluster.api_url, 'ready' if ready else 'not ready')))
+    for name, (url, up) in (openstack.endpoints().items()
+                            if openstack else ()):
+        ready = ready and up
+        print('%-24s %s (%s)' % (name, url, 'ready' if up else 'not ready'))
     return 0 if ready and all(status.values()) else 1
 
 
 def cmd_env(args):
     cluster = kubernetes.Cluster(args.state_dir)
     bins = cluster.info.get('bins') or build.all_bin_dirs()
+    if cluster.info.get('venv'):
+        bins = bins + [venv.bin_dir(cluster.info['venv'])]
     exports = {
         'HEAT_K8S_STATE_DIR': args.state_dir,
         'KUBECONFIG': cluster.kubeconfig,
         'PATH': os.pathsep.join(bins + [os.environ.get('PATH', '')]),
     }
+    if cluster.info.get('venv'):
+        exports['OS_CLIENT_CONFIG_FILE'] = os.path.join(args.state_dir,
+                                                        cloud.CLOUDS_FILE)
+        exports['OS_CLOUD'] = 'demo'
     for key, value in exports.items():
         print('export %s=%s' % (key, shlex.quote(value)))
 
 
 def cmd_restart(args):
     cluster = kubernetes.Cluster(args.state_dir)
-    if args.component == 'kube-apiserver':
+    if args.component in cloud.PROCESSES:
+        if not cluster.info.get('venv'):
+            raise SystemExit('localcloud: %s is not part of this cloud '
+                             '(started with --kubernetes-only)'
+                             % args.component)
+        cloud.OpenStack(cluster, cluster.info['venv'],
+                        log=_log).restart(args.component)
+    elif args.component == 'kube-apiserver':
         cluster.restart_apiserver()
     else:
         cluster.stop(args.component)
@@ -101,7 +144,10 @@ def cmd_restart(args):
 
 
 def _self(args):
-    return os.path.relpath(os.path.join(paths.TOOLS_DIR, 'localcloud'))
+    cmd = os.path.relpath(os.path.join(paths.TOOLS_DIR, 'localcloud'))
+    if args.state_dir != os.path.abspath(paths.default_state_dir()):
+        cmd += ' --state-dir ' + shlex.quote(args.state_dir)
+    return cmd
 
 
 def parser():
@@ -115,9 +161,14 @@ def parser():
     b.add_argument('--update', action='store_true',
                    help='regenerate tools/gomod from tools/versions.env')
     b.set_defaults(func=cmd_build)
-    u = sub.add_parser('up', help='start the local cloud')
+    u = sub.add_parser('up', help='start the local cloud: Kubernetes, '
+                       'MariaDB, RabbitMQ, Keystone, k8s-keystone-auth, '
+                       'Heat')
     u.add_argument('--kubernetes-only', action='store_true',
                    help='only the Kubernetes control plane and kwok')
+    u.add_argument('--token-expiration', type=int, metavar='SECONDS',
+                   help='lifetime of Keystone tokens (default 3600; kept '
+                   'for later `up`s of the same state directory)')
     u.set_defaults(func=cmd_up)
     d = sub.add_parser('down', help='stop what `up` started')
     d.add_argument('--purge', action='store_true',
@@ -128,7 +179,8 @@ def parser():
     sub.add_parser('env', help='print shell exports').set_defaults(
         func=cmd_env)
     r = sub.add_parser('restart', help='restart one component')
-    r.add_argument('component', choices=kubernetes.COMPONENTS)
+    r.add_argument('component', choices=kubernetes.COMPONENTS + tuple(
+        n for n in cloud.PROCESSES if n != 'epmd'))
     r.set_defaults(func=cmd_restart)
     return p
 

@@ -219,11 +219,13 @@ class Cluster(object):
     def _ssl(self):
         return ssl.create_default_context(cafile=self.ca_file)
 
-    def request(self, method, path, body=None, content_type=None):
+    def request(self, method, path, body=None, content_type=None,
+                token=None):
+        """Call the API as the admin (or with another bearer token)."""
         req = urllib.request.Request(
             self.api_url + path, method=method,
             data=json.dumps(body).encode() if body is not None else None,
-            headers={'Authorization': 'Bearer ' + self.token(),
+            headers={'Authorization': 'Bearer ' + (token or self.token()),
                      'Content-Type': content_type or 'application/json',
                      'Accept': 'application/json'})
         with urllib.request.urlopen(req, context=self._ssl(),

@@ -1,0 +1,238 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""The OpenStack side of the local cloud, wired to the Kubernetes cluster.
+
+`up` order: MariaDB and RabbitMQ start; the webhook's files and the
+apiserver's flags are written; Kubernetes comes up while Keystone and Heat
+sync their schemas; Keystone starts and is populated (projects ``demo`` and
+``other`` with member users, Heat's service user and stack domain, the
+catalog); k8s-keystone-auth starts; Heat's API and engine start. Each
+project's namespace and RoleBindings are made by authenticating once as
+its user. `down` stops everything in reverse.
+"""
+
+import functools
+import hashlib
+import json
+import os
+import threading
+import time
+
+from lc import heat
+from lc import keystone
+from lc import keystone_auth
+from lc import mariadb
+from lc import procs
+from lc import rabbitmq
+
+# Keystone user -> the project it is a `member` of (same name).
+TENANTS = ('demo', 'other')
+CLOUDS_FILE = 'clouds.yaml'
+# The order `down` stops processes in (`up` starts them the other way).
+PROCESSES = (heat.API, heat.ENGINE, keystone_auth.NAME, keystone.NAME,
+             rabbitmq.NAME, rabbitmq.EPMD, mariadb.NAME)
+PORTS = (mariadb.NAME, 'rabbitmq', 'rabbitmq-dist', 'epmd', keystone.NAME,
+         keystone_auth.NAME, heat.API)
+
+
+def _in_thread(fn):
+    """Run `fn` in a thread; the returned join() re-raises its error."""
+    errors = []
+
+    def run():
+        try:
+            fn()
+        except BaseException as e:  # re-raised by join()
+            errors.append(e)
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+
+    def join():
+        t.join()
+        if errors:
+            raise errors[0]
+    return join
+
+
+class OpenStack(object):
+
+    def __init__(self, cluster, venv, log=print):
+        self.cluster = cluster
+        self.state_dir = cluster.state_dir
+        self.venv = venv
+        self.log = log
+        self.mariadb = mariadb.MariaDB(cluster, log)
+        self.rabbitmq = rabbitmq.RabbitMQ(cluster, log)
+        self.keystone = keystone.Keystone(
+            cluster, venv, log,
+            token_expiration=self.info.get('token_expiration', 3600))
+        self.keystone_auth = keystone_auth.KeystoneAuth(cluster,
+                                                        self.keystone, log)
+        self.heat = heat.Heat(cluster, venv, self.keystone, log)
+
+    @property
+    def info(self):
+        return self.cluster.info.setdefault('openstack', {})
+
+    @property
+    def clouds_file(self):
+        return os.path.join(self.state_dir, CLOUDS_FILE)
+
+    def _step(self, what, started):
+        self.log('%-36s %5.1fs' % (what, time.monotonic() - started))
+
+    def keystone_spec(self):
+        spec = self.heat.keystone_spec()
+        spec['roles'] = ['member', 'reader', 'service'] + spec['roles']
+        spec['projects'] = [{'name': t} for t in TENANTS] + spec['projects']
+        spec['users'] = [
+            {'name': t, 'project': t, 'roles': ['member'],
+             'password': self.keystone.password(t)} for t in TENANTS
+        ] + spec['users']
+        spec['services'].append({
+            'type': 'kubernetes', 'name': 'kubernetes',
+            'description': 'Kubernetes API (k8s-keystone-auth)',
+            'urls': {'public': self.cluster.api_url,
+                     'internal': self.cluster.api_url}})
+        return spec
+
+    def up(self, start_kubernetes):
+        """Bring everything up; `start_kubernetes()` starts the cluster."""
+        t0 = time.monotonic()
+        for name in PORTS:  # allocate now: threads below only read them
+            self.cluster.port(name)
+        self.mariadb.start()
+        self.rabbitmq.start()
+        self.keystone_auth.configure()  # before the apiserver starts
+
+        def databases():
+            self.mariadb.wait()
+            self._step('mariadb ready', t0)
+            self.keystone.configure(self.mariadb.ensure_database('keystone'))
+            heat_db = self.mariadb.ensure_database('heat')
+            self.heat.configure(heat_db, self.rabbitmq.transport_url)
+            heat_sync = _in_thread(self.heat.db_sync)
+            self.keystone.bootstrap()
+            self._step('keystone db_sync and bootstrap', t0)
+            heat_sync()
+            self._step('heat db_sync', t0)
+            self.keystone.start()
+            self.keystone.wait()
+            self._step('keystone serving', t0)
+
+        join_databases = _in_thread(databases)
+        start_kubernetes()
+        self._step('kubernetes ready', t0)
+        join_databases()
+        self._populate_keystone()
+        self._step('keystone populated', t0)
+        self.keystone_auth.start()
+        self.keystone_auth.wait()
+        self.keystone_auth.apply_cluster_roles()
+        self._step('k8s-keystone-auth serving', t0)
+        self.rabbitmq.wait()
+        self._step('rabbitmq ready', t0)
+        since = heat.utcnow()
+        self.heat.start()
+        for tenant in TENANTS:
+            self.keystone_auth.sync(tenant, tenant,
+                                    self.info['projects'][tenant])
+        self._step('project namespaces synced', t0)
+        token, body = self.keystone.token('admin', 'admin')
+        self.heat.wait(self.mariadb, token, body['project']['id'], since)
+        self._step('heat api and %d engines up' % heat.ENGINE_WORKERS, t0)
+        self.write_clouds_yaml()
+
+    def _populate_keystone(self):
+        """Run keystone_setup.py unless this very spec was applied."""
+        spec = self.keystone_spec()
+        digest = hashlib.sha256(json.dumps(
+            spec, sort_keys=True).encode()).hexdigest()
+        if self.info.get('spec_digest') == digest:
+            return
+        answer = self.keystone.setup(spec)
+        self.info.update(projects=answer['projects'], users=answer['users'],
+                         spec_digest=digest)
+        self.cluster.save()
+
+    def write_clouds_yaml(self):
+        clouds = {}
+        for user in ('admin',) + TENANTS:
+            clouds[user] = {
+                'auth': {'auth_url': self.keystone.auth_url,
+                         'username': user,
+                         'password': self.keystone.password(user),
+                         'project_name': user,
+                         'user_domain_name': 'Default',
+                         'project_domain_name': 'Default'},
+                'region_name': keystone.REGION,
+                'identity_api_version': 3,
+                'interface': 'public',
+                'cacert': self.cluster.ca_file,
+            }
+        fd = os.open(self.clouds_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+                     0o600)
+        with os.fdopen(fd, 'w') as f:  # JSON is YAML
+            json.dump({'clouds': clouds}, f, indent=2)
+
+    def status(self):
+        return {name: procs.running(self.state_dir, name)
+                for name in reversed(PROCESSES)}
+
+    def endpoints(self):
+        """Service -> (URL, healthy) for `status`."""
+        return {
+            'keystone': (self.keystone.auth_url, self.keystone.healthy()),
+            'heat-api': (self.heat.url, self.heat.healthy()),
+        }
+
+    def restart(self, name):
+        if name == keystone_auth.NAME:
+            self.keystone_auth.stop()
+            self.keystone_auth.start()
+            self.keystone_auth.wait()
+        elif name == keystone.NAME:
+            self.keystone.stop()
+            self.keystone.start()
+            self.keystone.wait()
+        elif name == heat.API:
+            procs.stop(self.state_dir, name, timeout=20)
+            self.heat.start([name])
+            self.heat.wait_api()
+        elif name == heat.ENGINE:
+            procs.stop(self.state_dir, name, timeout=20)
+            since = heat.utcnow()
+            self.heat.start([name])
+            self.heat.wait_engines(self.mariadb, since)
+        elif name == rabbitmq.NAME:
+            procs.stop(self.state_dir, name, timeout=30)
+            self.rabbitmq.start()
+            self.rabbitmq.wait()
+        elif name == mariadb.NAME:
+            self.mariadb.stop()
+            self.mariadb.start()
+            self.mariadb.wait()
+        else:
+            raise KeyError(name)
+
+    def down(self):
+        # The API services first, together (heat-engine takes seconds to
+        # shut down gracefully), then the broker and the database.
+        joins = [_in_thread(functools.partial(
+            procs.stop, self.state_dir, name, timeout=30))
+            for name in PROCESSES[:4]]
+        for join in joins:
+            join()
+        for name in PROCESSES[4:]:
+            procs.stop(self.state_dir, name, timeout=30)

@@ -1,0 +1,274 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""Heat as a real deployment: heat-api under uWSGI and heat-engine.
+
+heat.conf is generated in ``<state>/heat``: MariaDB database, RabbitMQ
+transport, Keystone middleware, trusts for deferred auth, the stack user
+domain, and ``plugin_dirs`` = Heat's defaults plus heat-k8s's plugin
+directory. The engine runs ``num_engine_workers`` worker processes.
+"""
+
+import datetime
+import json
+import os
+import subprocess
+import urllib.error
+import urllib.request
+
+from lc import keystone
+from lc import passwords
+from lc import paths
+from lc import procs
+
+API = 'heat-api'
+ENGINE = 'heat-engine'
+ENGINE_WORKERS = 2
+STACK_DOMAIN = 'heat'
+STACK_DOMAIN_ADMIN = 'heat_domain_admin'
+SERVICE_USER = 'heat'
+# Heat 27's default plugin_dirs; ours is appended, never substituted.
+DEFAULT_PLUGIN_DIRS = ('/usr/lib64/heat', '/usr/lib/heat',
+                       '/usr/local/lib/heat', '/usr/local/lib64/heat')
+CONF = """\
+[DEFAULT]
+use_stderr = true
+transport_url = {transport_url}
+num_engine_workers = {workers}
+plugin_dirs = {plugin_dirs}
+environment_dir = {venv}/etc/heat/environment.d
+template_dir = {venv}/etc/heat/templates
+auth_encryption_key = {auth_encryption_key}
+# Deferred auth uses trusts: deferred_auth_method's default and only
+# working value (the option is deprecated, so it is not set here).
+stack_user_domain_name = {stack_domain}
+stack_domain_admin = {stack_domain_admin}
+stack_domain_admin_password = {stack_domain_admin_password}
+region_name_for_services = {region}
+graceful_shutdown_timeout = 2
+
+[database]
+connection = {db}
+max_pool_size = 10
+max_overflow = 20
+
+[keystone_authtoken]
+www_authenticate_uri = {keystone}
+auth_url = {keystone}
+auth_type = password
+username = {service_user}
+password = {service_password}
+project_name = service
+user_domain_name = Default
+project_domain_name = Default
+region_name = {region}
+
+[trustee]
+auth_url = {keystone}
+auth_type = password
+username = {service_user}
+password = {service_password}
+user_domain_name = Default
+
+[clients_keystone]
+auth_uri = {keystone}
+
+[clients_kubernetes]
+ca_file = {ca_file}
+
+[paste_deploy]
+api_paste_config = {venv}/etc/heat/api-paste.ini
+
+[oslo_concurrency]
+lock_path = {dir}/lock
+"""
+
+
+def _parse_time(text):
+    return datetime.datetime.fromisoformat(text.split('.')[0])
+
+
+def utcnow():
+    """Now as heat-api shows times: naive UTC, whole seconds."""
+    return datetime.datetime.now(datetime.timezone.utc).replace(
+        tzinfo=None, microsecond=0)
+
+
+def plugin_dir(venv):
+    """heat-k8s's plugin directory, as its console script reports it."""
+    script = os.path.join(venv, 'bin', 'heat-k8s-plugin-dir')
+    if os.path.exists(script):
+        out = subprocess.run([script], capture_output=True, text=True)
+        if out.returncode == 0 and out.stdout.strip():
+            return out.stdout.strip()
+    return os.path.join(paths.REPO_DIR, 'heat_k8s', 'plugin')
+
+
+class Heat(object):
+
+    def __init__(self, cluster, venv, identity, log=print):
+        self.cluster = cluster
+        self.state_dir = cluster.state_dir
+        self.venv = venv
+        self.identity = identity
+        self.dir = os.path.join(self.state_dir, 'heat')
+        self.conf = os.path.join(self.dir, 'heat.conf')
+        self.log = log
+
+    @property
+    def port(self):
+        return self.cluster.port(API)
+
+    @property
+    def url(self):
+        return 'http://127.0.0.1:%d' % self.port
+
+    @property
+    def endpoint(self):
+        """The catalog URL; keystoneauth substitutes the project ID."""
+        return self.url + '/v1/%(project_id)s'
+
+    def _bin(self, name):
+        return os.path.join(self.venv, 'bin', name)
+
+    def keystone_spec(self):
+        """What Heat needs in Keystone (see keystone_setup.py)."""
+        return {
+            'roles': ['heat_stack_user'],
+            'domains': [STACK_DOMAIN],
+            'projects': [{'name': 'service'}],
+            'users': [
+                {'name': SERVICE_USER, 'project': 'service',
+                 'password': self.identity.password(SERVICE_USER),
+                 'roles': ['admin', 'service']},
+                {'name': STACK_DOMAIN_ADMIN, 'domain': STACK_DOMAIN,
+                 'password': self.identity.password(STACK_DOMAIN_ADMIN),
+                 'domain_roles': ['admin']}],
+            'services': [{'type': 'orchestration', 'name': 'heat',
+                          'description': 'Heat Orchestration',
+                          'urls': {'public': self.endpoint,
+                                   'internal': self.endpoint}}],
+        }
+
+    def configure(self, db_url, transport_url):
+        os.makedirs(os.path.join(self.dir, 'lock'), exist_ok=True)
+        text = CONF.format(
+            transport_url=transport_url, workers=ENGINE_WORKERS,
+            plugin_dirs=','.join(DEFAULT_PLUGIN_DIRS
+                                 + (plugin_dir(self.venv),)),
+            venv=self.venv,
+            auth_encryption_key=passwords.get(
+                self.state_dir, 'heat-auth-encryption-key', 32),
+            stack_domain=STACK_DOMAIN, stack_domain_admin=STACK_DOMAIN_ADMIN,
+            stack_domain_admin_password=self.identity.password(
+                STACK_DOMAIN_ADMIN),
+            region=keystone.REGION, db=db_url,
+            keystone=self.identity.url, service_user=SERVICE_USER,
+            service_password=self.identity.password(SERVICE_USER),
+            ca_file=self.cluster.ca_file, dir=self.dir)
+        fd = os.open(self.conf, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, 'w') as f:
+            f.write(text)
+
+    def db_sync(self):
+        stamp = os.path.join(self.dir, '.db-synced')
+        if os.path.exists(stamp):
+            return
+        out = subprocess.run([self._bin('heat-manage'), '--config-file',
+                              self.conf, 'db_sync'], capture_output=True,
+                             text=True)
+        if out.returncode:
+            raise RuntimeError('heat-manage db_sync failed:\n' + out.stderr)
+        open(stamp, 'w').close()
+
+    def argv(self, name):
+        if name == API:
+            return [self._bin('uwsgi'),
+                    '--http-socket', '127.0.0.1:%d' % self.port,
+                    '--module', 'heat.wsgi.api:application',
+                    '--pyargv', '--config-file ' + self.conf,
+                    '--master', '--processes', '2', '--threads', '1',
+                    '--lazy-apps', '--need-app', '--die-on-term',
+                    '--buffer-size', '65535', '--disable-logging',
+                    '--add-header', 'Connection: close',
+                    '--procname-prefix-spaced', API]
+        if name == ENGINE:
+            return [self._bin('python'), self._bin('heat-engine'),
+                    '--config-file', self.conf]
+        raise KeyError(name)
+
+    def start(self, names=(ENGINE, API)):
+        for name in names:
+            procs.start(self.state_dir, name, self.argv(name))
+
+    def _api_up(self):
+        try:
+            urllib.request.urlopen(self.url + '/', timeout=5)
+        except urllib.error.HTTPError as e:
+            return e.code == 300  # the versions document
+        return True
+
+    def engines(self, token, project_id, since=None):
+        """heat-engine workers whose service record says "up" (and, with
+        `since`, a naive UTC datetime, that registered after it)."""
+        req = urllib.request.Request(
+            '%s/v1/%s/services' % (self.url, project_id),
+            headers={'X-Auth-Token': token, 'Accept': 'application/json'})
+        # An RPC call: heat-api waits up to rpc_response_timeout (60 s).
+        with urllib.request.urlopen(req, timeout=70) as resp:
+            services = json.loads(resp.read())['services']
+        return [s for s in services if s['binary'] == ENGINE
+                and s['status'] == 'up' and (
+                    since is None or _parse_time(s['created_at']) >= since)]
+
+    def _registered(self, db, since):
+        """Engine workers of this start that wrote their service record
+        (each starts its RPC server before that)."""
+        out = db.sql("SELECT COUNT(*) FROM service WHERE deleted_at IS NULL"
+                     " AND `binary` = '%s' AND created_at >= '%s';"
+                     % (ENGINE, since.isoformat(' ')), database='heat')
+        return int(out.strip()) >= ENGINE_WORKERS
+
+    def wait_engines(self, db, since, timeout=120):
+        """Wait for the engine workers started after `since` to register."""
+        procs.wait_for(lambda: self._registered(db, since),
+                       '%d heat-engine workers to register' % ENGINE_WORKERS,
+                       timeout, ENGINE, self.state_dir)
+
+    def wait_api(self, timeout=120):
+        procs.wait_for(self._api_up, 'heat-api at ' + self.url, timeout,
+                       API, self.state_dir)
+
+    def wait(self, db, admin_token, admin_project_id, since, timeout=120):
+        """Wait for this start's engine workers, then for the API to list
+        them (API -> RabbitMQ -> engine -> MariaDB and back)."""
+        self.wait_engines(db, since, timeout)
+        self.wait_api(timeout)
+        procs.wait_for(
+            lambda: len(self.engines(admin_token, admin_project_id, since))
+            >= ENGINE_WORKERS,
+            'heat-api to list %d engines' % ENGINE_WORKERS,
+            timeout, API, self.state_dir)
+
+    def running(self):
+        return {name: procs.running(self.state_dir, name)
+                for name in (API, ENGINE)}
+
+    def stop(self):
+        for name in (API, ENGINE):
+            procs.stop(self.state_dir, name, timeout=20)
+
+    def healthy(self):
+        try:
+            return self._api_up()
+        except (urllib.error.URLError, OSError):
+            return False

@@ -1,0 +1,211 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""Keystone under uWSGI on loopback, configured and bootstrapped at run time.
+
+keystone.conf, fernet and credential keys live in ``<state>/keystone``; the
+database is MariaDB. First start: db_sync, key setup, bootstrap (admin,
+RegionOne, the identity endpoints). Projects, users, roles, the Heat stack
+domain and the catalog come from `keystone_setup.py` run in the cloud's
+virtualenv, which is idempotent.
+"""
+
+import base64
+import json
+import os
+import subprocess
+import urllib.error
+import urllib.request
+
+from lc import passwords
+from lc import procs
+
+NAME = 'keystone'
+REGION = 'RegionOne'
+SETUP_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            'keystone_setup.py')
+CONF = """\
+[DEFAULT]
+use_stderr = true
+max_token_size = 255
+
+[database]
+connection = {db}
+max_pool_size = 10
+max_overflow = 20
+
+[identity]
+# bcrypt's minimum cost: every password authentication (each `openstack`
+# command) pays it. Passwords here are random and the cloud is a test bed.
+password_hash_rounds = 4
+
+[token]
+provider = fernet
+expiration = {expiration}
+
+[fernet_tokens]
+key_repository = {dir}/fernet-keys
+max_active_keys = 3
+
+[credential]
+key_repository = {dir}/credential-keys
+
+[cache]
+# Uncached, Keystone runs ~350 queries per token validation (0.5 s).
+# An in-process cache is consistent because one uWSGI process serves.
+enabled = true
+backend = oslo_cache.dict
+expiration_time = 600
+"""
+
+
+def _key_repository(path):
+    """What `keystone-manage fernet_setup`/`credential_setup` write: a
+    staged key "0" and a primary key "1", each a Fernet key (32 random
+    bytes, URL-safe base64). Written here to save two keystone-manage
+    runs (3 s each)."""
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    for name in ('0', '1'):
+        key = os.path.join(path, name)
+        if not os.path.exists(key):
+            fd = os.open(key, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, 'w') as f:
+                f.write(base64.urlsafe_b64encode(os.urandom(32)).decode())
+
+
+class Keystone(object):
+
+    def __init__(self, cluster, venv, log=print, token_expiration=3600):
+        self.cluster = cluster
+        self.state_dir = cluster.state_dir
+        self.venv = venv
+        self.dir = os.path.join(self.state_dir, 'keystone')
+        self.conf = os.path.join(self.dir, 'keystone.conf')
+        self.log = log
+        self.token_expiration = token_expiration
+
+    @property
+    def port(self):
+        return self.cluster.port(NAME)
+
+    @property
+    def url(self):
+        return 'http://127.0.0.1:%d' % self.port
+
+    @property
+    def auth_url(self):
+        return self.url + '/v3'
+
+    def password(self, user):
+        return passwords.get(self.state_dir, 'keystone-' + user)
+
+    def _bin(self, name):
+        return os.path.join(self.venv, 'bin', name)
+
+    def _manage(self, *args):
+        subprocess.run([self._bin('keystone-manage'), '--config-file',
+                        self.conf] + list(args), check=True,
+                       capture_output=True)
+
+    def configure(self, db_url):
+        os.makedirs(self.dir, exist_ok=True)
+        fd = os.open(self.conf, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, 'w') as f:
+            f.write(CONF.format(db=db_url, dir=self.dir,
+                                expiration=self.token_expiration))
+
+    def bootstrap(self):
+        """Schema, keys and the admin user; once per state directory."""
+        stamp = os.path.join(self.dir, '.bootstrapped')
+        if os.path.exists(stamp):
+            return
+        for repo in ('fernet-keys', 'credential-keys'):
+            _key_repository(os.path.join(self.dir, repo))
+        self._manage('db_sync')
+        self._manage('bootstrap',
+                     '--bootstrap-password', self.password('admin'),
+                     '--bootstrap-username', 'admin',
+                     '--bootstrap-project-name', 'admin',
+                     '--bootstrap-role-name', 'admin',
+                     '--bootstrap-service-name', 'keystone',
+                     '--bootstrap-region-id', REGION,
+                     '--bootstrap-admin-url', self.auth_url,
+                     '--bootstrap-public-url', self.auth_url,
+                     '--bootstrap-internal-url', self.auth_url)
+        open(stamp, 'w').close()
+
+    def argv(self):
+        return [self._bin('uwsgi'),
+                '--http-socket', '127.0.0.1:%d' % self.port,
+                '--module', 'keystone.wsgi.api:application',
+                '--env', 'OS_KEYSTONE_CONFIG_FILES=' + self.conf,
+                '--master', '--processes', '1', '--threads', '4',
+                '--lazy-apps', '--need-app', '--die-on-term',
+                '--buffer-size', '65535', '--disable-logging',
+                # uWSGI's http-socket closes every connection after one
+                # response; say so, or clients reuse it and get resets.
+                '--add-header', 'Connection: close',
+                '--procname-prefix-spaced', 'keystone']
+
+    def start(self):
+        procs.start(self.state_dir, NAME, self.argv())
+
+    def _versions(self):
+        with urllib.request.urlopen(self.auth_url, timeout=5) as resp:
+            return resp.status == 200
+
+    def wait(self, timeout=60):
+        procs.wait_for(self._versions, 'Keystone at ' + self.auth_url,
+                       timeout, NAME, self.state_dir)
+
+    def setup(self, spec):
+        """Run keystone_setup.py with `spec`; returns its JSON answer."""
+        spec = dict(spec, auth={
+            'auth_url': self.auth_url, 'username': 'admin',
+            'password': self.password('admin'), 'project_name': 'admin',
+            'user_domain_name': 'Default',
+            'project_domain_name': 'Default'}, region=REGION)
+        # -I: the script's directory (lc/, with a kubernetes.py and a
+        # venv.py) must not shadow the SDK's imports.
+        out = subprocess.run([self._bin('python'), '-I', SETUP_SCRIPT],
+                             input=json.dumps(spec), text=True,
+                             capture_output=True)
+        if out.returncode:
+            raise RuntimeError('keystone setup failed:\n' + out.stderr)
+        return json.loads(out.stdout)
+
+    def token(self, user, project, domain='Default'):
+        """A project-scoped token for `user` (for checks and tests)."""
+        body = {'auth': {
+            'identity': {'methods': ['password'], 'password': {'user': {
+                'name': user, 'domain': {'name': domain},
+                'password': self.password(user)}}},
+            'scope': {'project': {'name': project,
+                                  'domain': {'name': domain}}}}}
+        req = urllib.request.Request(
+            self.auth_url + '/auth/tokens', data=json.dumps(body).encode(),
+            headers={'Content-Type': 'application/json'})
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return (resp.headers['X-Subject-Token'],
+                    json.loads(resp.read())['token'])
+
+    def running(self):
+        return procs.running(self.state_dir, NAME)
+
+    def stop(self):
+        procs.stop(self.state_dir, NAME)
+
+    def healthy(self):
+        try:
+            return self._versions()
+        except (urllib.error.URLError, OSError):
+            return False

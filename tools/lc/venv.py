@@ -1,0 +1,114 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""The cloud's Python virtualenv: Keystone, Heat, uWSGI and the clients.
+
+It lives in ``<cache>/venv/cloud-<key>``, the key derived from the pins in
+tools/versions.env and the Python version, so it is created once (minutes)
+and reused (a warm start checks a marker file). heat-k8s itself is
+installed editable; that step re-runs only when its packaging files change.
+"""
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+
+from lc import build
+from lc import paths
+
+# requirement -> versions.env key of its pin
+PACKAGES = (
+    ('openstack-heat', 'HEAT_VERSION'),
+    ('keystone', 'KEYSTONE_VERSION'),
+    ('uwsgi', 'UWSGI_VERSION'),
+    ('python-openstackclient', 'OPENSTACKCLIENT_VERSION'),
+    ('python-heatclient', 'HEATCLIENT_VERSION'),
+    ('PyMySQL', 'PYMYSQL_VERSION'),
+    ('kubernetes', 'KUBERNETES_PYTHON_VERSION'),
+)
+COMPLETE = '.complete'
+PACKAGE_STAMP = '.heat-k8s-stamp'
+PACKAGING_FILES = ('setup.cfg', 'setup.py', 'pyproject.toml',
+                   'requirements.txt')
+
+
+def requirements(versions=None):
+    versions = versions or build.read_versions()
+    return ['%s==%s' % (name, versions[key]) for name, key in PACKAGES]
+
+
+def key(versions=None):
+    py = '%d.%d' % sys.version_info[:2]
+    digest = hashlib.sha256('\n'.join(
+        [py] + requirements(versions)).encode()).hexdigest()[:12]
+    return 'py%s-%s' % (py, digest)
+
+
+def path(versions=None):
+    return os.path.join(paths.cache_dir(), 'venv', 'cloud-' + key(versions))
+
+
+def bin_dir(venv=None):
+    return os.path.join(venv or path(), 'bin')
+
+
+def _run(argv, **kwargs):
+    out = subprocess.run(argv, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, **kwargs)
+    if out.returncode:
+        raise RuntimeError('%s failed:\n%s' % (' '.join(argv), out.stdout))
+
+
+def ensure(log=print, repo=paths.REPO_DIR):
+    """Create the venv when missing; (re)install heat-k8s when changed."""
+    venv = path()
+    pip = [os.path.join(venv, 'bin', 'python'), '-m', 'pip', '-q',
+           '--disable-pip-version-check']
+    if not os.path.exists(os.path.join(venv, COMPLETE)):
+        # A venv is not relocatable (script shebangs hold its path), so it
+        # is built in place and marked complete last; a partial one is
+        # removed and built again.
+        if os.path.isdir(venv):
+            shutil.rmtree(venv)
+        log('creating the cloud virtualenv %s (takes minutes)' % venv)
+        _run([sys.executable, '-m', 'venv', venv])
+        _run(pip + ['install', '--upgrade', 'pip', 'setuptools', 'wheel',
+                    'pbr'])
+        _run(pip + ['install'] + requirements())
+        open(os.path.join(venv, COMPLETE), 'w').close()
+    stamp = _packaging_digest(repo)
+    stamp_file = os.path.join(venv, PACKAGE_STAMP)
+    try:
+        with open(stamp_file) as f:
+            current = f.read()
+    except OSError:
+        current = None
+    if current != stamp:
+        log('installing heat-k8s from %s into the cloud virtualenv' % repo)
+        _run(pip + ['install', '--no-build-isolation', '-e', repo],
+             env=dict(os.environ, PBR_VERSION='0.1.0'))
+        with open(stamp_file, 'w') as f:
+            f.write(stamp)
+    return venv
+
+
+def _packaging_digest(repo):
+    h = hashlib.sha256(os.path.realpath(repo).encode())
+    for name in PACKAGING_FILES:
+        try:
+            with open(os.path.join(repo, name), 'rb') as f:
+                h.update(name.encode() + b'\0' + f.read())
+        except FileNotFoundError:
+            pass
+    return h.hexdigest()
