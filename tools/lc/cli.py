@@ -21,6 +21,7 @@ import time
 
 from lc import build
 from lc import cloud
+from lc import demo
 from lc import kubernetes
 from lc import paths
 from lc import procs
@@ -109,22 +110,38 @@ def cmd_status(args):
     return 0 if ready and all(status.values()) else 1
 
 
-def cmd_env(args):
-    cluster = kubernetes.Cluster(args.state_dir)
+def env_exports(state_dir):
+    """What `env` exports: the CLIs on PATH, the admin kubeconfig and, for
+    a full cloud, clouds.yaml with OS_CLOUD=demo."""
+    cluster = kubernetes.Cluster(state_dir)
     bins = cluster.info.get('bins') or build.all_bin_dirs()
     if cluster.info.get('venv'):
         bins = bins + [venv.bin_dir(cluster.info['venv'])]
     exports = {
-        'HEAT_K8S_STATE_DIR': args.state_dir,
+        'HEAT_K8S_STATE_DIR': state_dir,
         'KUBECONFIG': cluster.kubeconfig,
         'PATH': os.pathsep.join(bins + [os.environ.get('PATH', '')]),
     }
     if cluster.info.get('venv'):
-        exports['OS_CLIENT_CONFIG_FILE'] = os.path.join(args.state_dir,
+        exports['OS_CLIENT_CONFIG_FILE'] = os.path.join(state_dir,
                                                         cloud.CLOUDS_FILE)
         exports['OS_CLOUD'] = 'demo'
-    for key, value in exports.items():
+    return exports
+
+
+def cmd_env(args):
+    for key, value in env_exports(args.state_dir).items():
         print('export %s=%s' % (key, shlex.quote(value)))
+
+
+def cmd_demo(args):
+    args.kubernetes_only = False
+    up_started = time.monotonic()
+    cmd_up(args)
+    return demo.run(kubernetes.Cluster(args.state_dir),
+                    env_exports(args.state_dir),
+                    self_cmd=_self(args), stack_name=args.stack_name,
+                    up_seconds=time.monotonic() - up_started, log=_log)
 
 
 def cmd_restart(args):
@@ -178,6 +195,13 @@ def parser():
         func=cmd_status)
     sub.add_parser('env', help='print shell exports').set_defaults(
         func=cmd_env)
+    m = sub.add_parser('demo', help='`up`, then create the example stack '
+                       '(templates/example/app.yaml) as the demo user and '
+                       'show its events and outputs')
+    m.add_argument('--stack-name', default=demo.STACK_NAME,
+                   help='default: %(default)s; an existing stack of this '
+                   'name is deleted first')
+    m.set_defaults(func=cmd_demo, token_expiration=None)
     r = sub.add_parser('restart', help='restart one component')
     r.add_argument('component', choices=kubernetes.COMPONENTS + tuple(
         n for n in cloud.PROCESSES if n != 'epmd'))

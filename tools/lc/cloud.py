@@ -16,9 +16,11 @@
 apiserver's flags are written; Kubernetes comes up while Keystone and Heat
 sync their schemas; Keystone starts and is populated (projects ``demo`` and
 ``other`` with member users, Heat's service user and stack domain, the
-catalog); k8s-keystone-auth starts; Heat's API and engine start. Each
-project's namespace and RoleBindings are made by authenticating once as
-its user. `down` stops everything in reverse.
+catalog, the ``kubernetes`` endpoint registered by heat-k8s's
+``heat-k8s-configure``, which also wrote heat-k8s's part of heat.conf);
+k8s-keystone-auth starts; Heat's API and engine start. Each project's
+namespace and RoleBindings are made by authenticating once as its user.
+`down` stops everything in reverse.
 """
 
 import functools
@@ -100,11 +102,6 @@ class OpenStack(object):
             {'name': t, 'project': t, 'roles': ['member'],
              'password': self.keystone.password(t)} for t in TENANTS
         ] + spec['users']
-        spec['services'].append({
-            'type': 'kubernetes', 'name': 'kubernetes',
-            'description': 'Kubernetes API (k8s-keystone-auth)',
-            'urls': {'public': self.cluster.api_url,
-                     'internal': self.cluster.api_url}})
         return spec
 
     def up(self, start_kubernetes):
@@ -155,13 +152,17 @@ class OpenStack(object):
         self.write_clouds_yaml()
 
     def _populate_keystone(self):
-        """Run keystone_setup.py unless this very spec was applied."""
+        """Run keystone_setup.py, then register the Kubernetes API with
+        heat-k8s-configure (as devstack does), unless this very spec was
+        applied."""
         spec = self.keystone_spec()
         digest = hashlib.sha256(json.dumps(
-            spec, sort_keys=True).encode()).hexdigest()
+            [spec, self.cluster.api_url],
+            sort_keys=True).encode()).hexdigest()
         if self.info.get('spec_digest') == digest:
             return
         answer = self.keystone.setup(spec)
+        self.heat.register_kubernetes(self.cluster.api_url)
         self.info.update(projects=answer['projects'], users=answer['users'],
                          spec_digest=digest)
         self.cluster.save()

@@ -14,8 +14,11 @@
 
 heat.conf is generated in ``<state>/heat``: MariaDB database, RabbitMQ
 transport, Keystone middleware, trusts for deferred auth, the stack user
-domain, and ``plugin_dirs`` = Heat's defaults plus heat-k8s's plugin
-directory. The engine runs ``num_engine_workers`` worker processes.
+domain. heat-k8s's own settings (``plugin_dirs`` = Heat's defaults plus
+its plugin directory, ``[clients_kubernetes] ca_file``, the Kubernetes
+endpoint from the catalog) are then written by the package's
+``heat-k8s-configure``, as an operator or devstack would. The engine runs
+``num_engine_workers`` worker processes.
 """
 
 import datetime
@@ -27,7 +30,6 @@ import urllib.request
 
 from lc import keystone
 from lc import passwords
-from lc import paths
 from lc import procs
 
 API = 'heat-api'
@@ -36,15 +38,12 @@ ENGINE_WORKERS = 2
 STACK_DOMAIN = 'heat'
 STACK_DOMAIN_ADMIN = 'heat_domain_admin'
 SERVICE_USER = 'heat'
-# Heat 27's default plugin_dirs; ours is appended, never substituted.
-DEFAULT_PLUGIN_DIRS = ('/usr/lib64/heat', '/usr/lib/heat',
-                       '/usr/local/lib/heat', '/usr/local/lib64/heat')
 CONF = """\
 [DEFAULT]
 use_stderr = true
 transport_url = {transport_url}
 num_engine_workers = {workers}
-plugin_dirs = {plugin_dirs}
+# plugin_dirs: written by heat-k8s-configure
 environment_dir = {venv}/etc/heat/environment.d
 template_dir = {venv}/etc/heat/templates
 auth_encryption_key = {auth_encryption_key}
@@ -82,9 +81,6 @@ user_domain_name = Default
 [clients_keystone]
 auth_uri = {keystone}
 
-[clients_kubernetes]
-ca_file = {ca_file}
-
 [paste_deploy]
 api_paste_config = {venv}/etc/heat/api-paste.ini
 
@@ -101,16 +97,6 @@ def utcnow():
     """Now as heat-api shows times: naive UTC, whole seconds."""
     return datetime.datetime.now(datetime.timezone.utc).replace(
         tzinfo=None, microsecond=0)
-
-
-def plugin_dir(venv):
-    """heat-k8s's plugin directory, as its console script reports it."""
-    script = os.path.join(venv, 'bin', 'heat-k8s-plugin-dir')
-    if os.path.exists(script):
-        out = subprocess.run([script], capture_output=True, text=True)
-        if out.returncode == 0 and out.stdout.strip():
-            return out.stdout.strip()
-    return os.path.join(paths.REPO_DIR, 'heat_k8s', 'plugin')
 
 
 class Heat(object):
@@ -163,8 +149,6 @@ class Heat(object):
         os.makedirs(os.path.join(self.dir, 'lock'), exist_ok=True)
         text = CONF.format(
             transport_url=transport_url, workers=ENGINE_WORKERS,
-            plugin_dirs=','.join(DEFAULT_PLUGIN_DIRS
-                                 + (plugin_dir(self.venv),)),
             venv=self.venv,
             auth_encryption_key=passwords.get(
                 self.state_dir, 'heat-auth-encryption-key', 32),
@@ -174,10 +158,32 @@ class Heat(object):
             region=keystone.REGION, db=db_url,
             keystone=self.identity.url, service_user=SERVICE_USER,
             service_password=self.identity.password(SERVICE_USER),
-            ca_file=self.cluster.ca_file, dir=self.dir)
+            dir=self.dir)
         fd = os.open(self.conf, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, 'w') as f:
             f.write(text)
+        # heat-k8s's settings, by its helper: the endpoint from the
+        # catalog (registered by register_kubernetes()), the cluster's CA.
+        self.configure_tool('--config-file', self.conf, '--catalog',
+                            '--ca-file', self.cluster.ca_file)
+
+    def configure_tool(self, *args, env=None):
+        """Run heat-k8s-configure (installed with the package)."""
+        out = subprocess.run([self._bin('heat-k8s-configure')] + list(args),
+                             capture_output=True, text=True, env=env)
+        if out.returncode:
+            raise RuntimeError('heat-k8s-configure failed:\n%s%s'
+                               % (out.stdout, out.stderr))
+        return out.stdout
+
+    def register_kubernetes(self, api_url):
+        """The `kubernetes` service and its public and internal endpoints
+        in the catalog, through heat-k8s-configure as admin."""
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith('OS_')}
+        env.update(self.identity.admin_env())
+        return self.configure_tool('--register-endpoint', api_url,
+                                   '--region', keystone.REGION, env=env)
 
     def db_sync(self):
         stamp = os.path.join(self.dir, '.db-synced')

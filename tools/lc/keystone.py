@@ -167,6 +167,13 @@ class Keystone(object):
         procs.wait_for(self._versions, 'Keystone at ' + self.auth_url,
                        timeout, NAME, self.state_dir)
 
+    def admin_env(self):
+        """The OS_* variables of the admin user (for OpenStack clients)."""
+        return {'OS_AUTH_URL': self.auth_url, 'OS_IDENTITY_API_VERSION': '3',
+                'OS_USERNAME': 'admin', 'OS_PASSWORD': self.password('admin'),
+                'OS_PROJECT_NAME': 'admin', 'OS_USER_DOMAIN_NAME': 'Default',
+                'OS_PROJECT_DOMAIN_NAME': 'Default', 'OS_REGION_NAME': REGION}
+
     def setup(self, spec):
         """Run keystone_setup.py with `spec`; returns its JSON answer."""
         spec = dict(spec, auth={

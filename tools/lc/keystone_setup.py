@@ -23,6 +23,8 @@ import sys
 
 import openstack
 
+from heat_k8s.cmd import configure
+
 
 def _domain(conn, name):
     return conn.identity.find_domain(name, ignore_missing=False)
@@ -65,21 +67,11 @@ def ensure_user(conn, spec):
 
 
 def ensure_service(conn, spec, region):
-    found = [s for s in conn.identity.services(type=spec['type'])]
-    service = found[0] if found else conn.identity.create_service(
-        type=spec['type'], name=spec['name'], enabled=True,
-        description=spec.get('description', ''))
-    existing = {e.interface: e for e in conn.identity.endpoints(
-        service_id=service.id, region_id=region)}
-    for interface, url in sorted(spec['urls'].items()):
-        endpoint = existing.get(interface)
-        if endpoint is None:
-            conn.identity.create_endpoint(
-                service_id=service.id, interface=interface, url=url,
-                region_id=region, enabled=True)
-        elif endpoint.url != url:
-            conn.identity.update_endpoint(endpoint, url=url)
-    return service
+    # The same idempotent code heat-k8s-configure registers the
+    # kubernetes endpoint with.
+    return configure.ensure_service(
+        conn, spec['type'], spec['name'], spec['urls'], region,
+        spec.get('description', ''))
 
 
 def main():

@@ -1,0 +1,101 @@
+#!/bin/bash
+# shellcheck shell=bash
+#
+# devstack plugin of heat-k8s: OS::Kubernetes::* resource types for Heat.
+#
+# List it after Heat's own plugin in local.conf: Heat's post-config writes
+# a fresh /etc/heat/heat.conf, which this plugin's post-config then edits
+# with heat-k8s-configure; Heat's engine starts later (extra phase).
+# Variables: devstack/settings.
+
+# Save trace setting
+_XTRACE_HEAT_K8S=$(set +o | grep xtrace)
+set +o xtrace
+
+function heat_k8s_bin_dir {
+    # Where devstack installs console scripts (its global venv or
+    # /usr/local/bin); Heat's lib sets HEAT_BIN_DIR to the same.
+    echo "${HEAT_BIN_DIR:-$(get_python_exec_prefix)}"
+}
+
+function install_heat_k8s {
+    # Into the environment heat-engine runs from, as a development install
+    # of the checkout devstack cloned (HEAT_K8S_DIR).
+    setup_develop "$HEAT_K8S_DIR"
+}
+
+function configure_heat_k8s {
+    if [[ ! -f $HEAT_CONF ]]; then
+        die $LINENO "$HEAT_CONF does not exist: in local.conf, list" \
+            "'enable_plugin heat' before 'enable_plugin heat-k8s'"
+    fi
+    local args=(--config-file "$HEAT_CONF")
+    if [[ -n $HEAT_K8S_DEFAULT_NAMESPACE ]]; then
+        args+=(--default-namespace "$HEAT_K8S_DEFAULT_NAMESPACE")
+    fi
+    if [[ -n $HEAT_K8S_CA_FILE ]]; then
+        args+=(--ca-file "$HEAT_K8S_CA_FILE")
+    fi
+    if [[ $HEAT_K8S_INSECURE == True ]]; then
+        args+=(--insecure)
+    fi
+    if [[ -z $HEAT_K8S_API_URL ]]; then
+        warn $LINENO "HEAT_K8S_API_URL is not set: no Kubernetes endpoint" \
+            "is configured or registered; OS::Kubernetes::* resources" \
+            "need one (or a cluster property naming a Magnum cluster)"
+    elif [[ $HEAT_K8S_REGISTER_ENDPOINT == True ]]; then
+        args+=(--catalog --register-endpoint "$HEAT_K8S_API_URL"
+               --region "$REGION_NAME" --os-cloud "$HEAT_K8S_OS_CLOUD")
+    else
+        args+=(--api-url "$HEAT_K8S_API_URL")
+    fi
+    if [[ $HEAT_K8S_KEYSTONE_AUTH == True ]]; then
+        args+=(--kubeconfig "")
+    elif [[ -n $HEAT_K8S_KUBECONFIG ]]; then
+        args+=(--kubeconfig "$HEAT_K8S_KUBECONFIG")
+    else
+        die $LINENO "HEAT_K8S_KEYSTONE_AUTH=False needs HEAT_K8S_KUBECONFIG" \
+            "(development only: its credentials act for every stack)"
+    fi
+    "$(heat_k8s_bin_dir)/heat-k8s-configure" "${args[@]}"
+}
+
+function heat_k8s_keystone_auth_notes {
+    # What the cluster needs; it is not managed by devstack.
+    if [[ $HEAT_K8S_KEYSTONE_AUTH != True || -z $HEAT_K8S_API_URL ]]; then
+        return
+    fi
+    echo "heat-k8s: the Kubernetes API $HEAT_K8S_API_URL must accept" \
+        "Keystone tokens: run k8s-keystone-auth as its token webhook with" \
+        "--keystone-url $KEYSTONE_SERVICE_URI/v3 and a sync config" \
+        "creating one namespace per project (namespace-format \"%i\") with" \
+        "RoleBindings to ClusterRoles named like the Keystone roles" \
+        "(member)."
+}
+
+function restart_heat_engine_if_running {
+    # Heat's plugin starts h-eng in its extra phase, after this plugin's
+    # post-config; restart only an engine that already runs (a re-run, or
+    # plugins listed in the other order) so it loads the new settings.
+    if is_service_enabled h-eng && \
+            systemctl is-active --quiet devstack@h-eng.service; then
+        restart_service devstack@h-eng
+    fi
+}
+
+if is_service_enabled heat-k8s; then
+    if [[ "$1" == "stack" && "$2" == "install" ]]; then
+        echo_summary "Installing heat-k8s"
+        install_heat_k8s
+    elif [[ "$1" == "stack" && "$2" == "post-config" ]]; then
+        echo_summary "Configuring heat-k8s in $HEAT_CONF"
+        configure_heat_k8s
+        restart_heat_engine_if_running
+        heat_k8s_keystone_auth_notes
+    fi
+    # unstack, clean: nothing of ours runs; the package and the catalog
+    # entry go with the Heat environment and Keystone.
+fi
+
+# Restore xtrace
+$_XTRACE_HEAT_K8S
