@@ -71,7 +71,12 @@ class KubernetesClientPlugin(client_plugin.ClientPlugin):
         return self.kube()
 
     def kube(self, cluster=None):
-        """The kube.Kube for a cluster (None: the default one), cached."""
+        """The kube.Kube for a cluster (None: the default one), cached.
+
+        An empty name is the default cluster too: Heat passes an unset
+        string property as '', and templates pass a parameter's '' on.
+        """
+        cluster = cluster or None
         if cluster not in self._kubes:
             api = k8s_client.ApiClient(self._configuration(cluster))
             self._kubes[cluster] = kube.Kube(

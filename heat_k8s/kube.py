@@ -335,7 +335,25 @@ class Kube:
                                                    meta['name']))
 
     def storageclass_for(self, pvc):
-        """The StorageClass a claim binds through, or None."""
+        """The StorageClass a claim binds through, or None.
+
+        StorageClasses are cluster-scoped, and a project's users usually
+        may not read them. Then the claim's own events tell what matters:
+        the volume controller reports WaitForFirstConsumer on the claim.
+        """
+        try:
+            return self._storageclass_for(pvc)
+        except ApiError as exc:
+            if exc.status != 403:
+                raise
+        name = (pvc.get('spec') or {}).get('storageClassName')
+        for event in self.events_for(pvc):
+            if event.get('reason') == 'WaitForFirstConsumer':
+                return {'metadata': {'name': name},
+                        'volumeBindingMode': 'WaitForFirstConsumer'}
+        return None
+
+    def _storageclass_for(self, pvc):
         name = (pvc.get('spec') or {}).get('storageClassName')
         if name:
             return self.get('storage.k8s.io/v1', 'StorageClass', name)

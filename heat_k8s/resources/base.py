@@ -159,6 +159,11 @@ def _is_fingerprint(value):
     return isinstance(value, str) and value.startswith(FINGERPRINT_PREFIX)
 
 
+def _merge_rendered(manifest, rendered):
+    for key, entries in rendered.items():
+        manifest[key] = dict(manifest.get(key) or {}, **entries)
+
+
 class KubernetesResource(resource.Resource):
     """Base of OS::Kubernetes::* resources."""
 
@@ -247,8 +252,23 @@ class KubernetesResource(resource.Resource):
                 for prop, key in self.body_properties.items()
                 if props[prop] is not None}
 
-    def manifest(self, props, owned=True):
-        """The desired manifest for these properties."""
+    def rendered_body(self, props, comparable=False):
+        """Body fields a kind computes from its properties, or {}.
+
+        {manifest key: {key: value}}, merged into the map body() gives
+        under that key: e.g. files rendered from templates into a
+        ConfigMap's data. comparable=True asks for a stand-in for diffs
+        only, which must not fail: a fingerprint per key that changes
+        when the content would (fingerprints are never written).
+        """
+        return {}
+
+    def manifest(self, props, owned=True, content=True):
+        """The desired manifest for these properties.
+
+        content=False leaves rendered_body() out: enough to find, read or
+        delete the object, and nothing is rendered.
+        """
         metadata = {'name': self.object_name(props)}
         namespace = self.object_namespace(props)
         if namespace:
@@ -267,14 +287,20 @@ class KubernetesResource(resource.Resource):
         manifest = {'apiVersion': self.api_version(props),
                     'kind': self.kind_of(props), 'metadata': metadata}
         manifest.update(self.body(props))
+        if content:
+            _merge_rendered(manifest, self.rendered_body(props))
         return manifest
 
     def comparable_manifest(self, props):
         """manifest() with secret values as fingerprints, for diffs."""
-        return self.manifest(self._fingerprinted(props), owned=False)
+        props = self._fingerprinted(props)
+        manifest = self.manifest(props, owned=False, content=False)
+        _merge_rendered(manifest, self.rendered_body(props, comparable=True))
+        return manifest
 
     def _check_writable(self, manifest):
-        keys = [self.body_properties[p] for p in self.sensitive_properties]
+        keys = [self.body_properties[p] for p in self.sensitive_properties
+                if p in self.body_properties]
         if any(_is_fingerprint(value) for key in keys
                for value in (manifest.get(key) or {}).values()):
             raise exception.Error(
@@ -347,7 +373,8 @@ class KubernetesResource(resource.Resource):
         """Check the manifest against the kind's OpenAPI schema."""
         manifest = self.manifest(
             _PlainProperties(dict(props, **{NAME: props[NAME] or 'x',
-                                            NAMESPACE: 'x'})), owned=False)
+                                            NAMESPACE: 'x'})),
+            owned=False, content=False)
         errors = schema.validate(manifest)
         if errors:
             top = errors[0][0].split('.')[0].split('[')[0]
@@ -423,6 +450,38 @@ class KubernetesResource(resource.Resource):
                      self.name, ', '.join(paths))
         return bool(paths)
 
+    def needs_replace_failed(self):
+        """Replace a FAILED resource unless its object turned out ready.
+
+        When heat-engine dies in the middle of a create, the next stack
+        update marks the resource FAILED ("Worker went down during
+        resource CREATE") and, by default, replaces it. If the object this
+        resource made exists (same uid) and is ready by now, it is kept, as
+        OS::Nova::Server keeps an ACTIVE server: Heat then marks the
+        resource COMPLETE, or updates it in place when properties changed.
+        A failed or still unready object is replaced as before (a failed
+        Job runs again).
+        """
+        if self.resource_id is None or self.external_id:
+            return True
+        try:
+            obj = self._get(self.manifest(self.properties, owned=False,
+                                          content=False))
+            if obj is None or obj['metadata'].get('uid') != self.resource_id:
+                return True
+            if not self.properties[WAIT]:
+                return False
+            verdict = self.verdict(self._kube(), obj, self.properties)
+        except Exception as exc:
+            LOG.info('%s: replacing the failed resource, its object could '
+                     'not be checked: %s', self.name, exc)
+            return True
+        if verdict.state != readiness.READY:
+            return True
+        LOG.info('%s: keeping %s, ready although the resource is %s',
+                 self.name, self.describe(), self.state)
+        return False
+
     def handle_update(self, json_snippet, tmpl_diff, prop_diff):
         props = json_snippet.properties(self.properties_schema, self.context)
         state = self._new_state(props)
@@ -463,19 +522,48 @@ class KubernetesResource(resource.Resource):
     # --- delete -----------------------------------------------------------
 
     def handle_delete(self):
-        if self.resource_id is None:
+        if self.resource_id is None and not self._recover_unrecorded():
             return None
         state = self._new_state(self.properties)
         return state if self._delete(self.properties) else None
 
+    def _recover_unrecorded(self):
+        """Record the object of a create that died before recording it.
+
+        An engine killed between the API accepting an object and
+        resource_id_set() leaves an object Heat has no id for. It carries
+        this resource's UUID annotation: when one is found under the name
+        the create chose, its uid becomes the resource id, so that a
+        delete (or the cleanup of a replaced resource) removes it. Returns
+        True when one was found.
+        """
+        if self.external_id or not self.data().get('name'):
+            return False  # never written, or not ours to delete
+        try:
+            obj = self._get(self.manifest(self.properties, owned=False,
+                                          content=False))
+        except kube_mod.ApiError as exc:
+            # Not even readable (e.g. forbidden): nothing was created.
+            LOG.info('%s: no unrecorded object to delete: %s', self.name,
+                     exc)
+            return False
+        meta = (obj or {}).get('metadata') or {}
+        if (meta.get('annotations') or {}).get(RESOURCE_UUID) != self.uuid:
+            return False
+        LOG.info('%s: deleting %s, created by an interrupted create',
+                 self.name, self.describe())
+        self.resource_id_set(meta['uid'])
+        return True
+
     def check_delete_complete(self, state):
         if not state:
             return True
-        return self._gone(self.manifest(self.properties, owned=False),
+        return self._gone(self.manifest(self.properties, owned=False,
+                                        content=False),
                           self.resource_id, state)
 
     def _delete(self, props):
-        meta = self.manifest(props, owned=False)
+        meta = self.manifest(props, owned=False, content=False)
         try:
             return self._kube(props).delete(
                 meta['apiVersion'], meta['kind'], meta['metadata']['name'],
@@ -487,7 +575,7 @@ class KubernetesResource(resource.Resource):
     # --- check, suspend, resume -------------------------------------------
 
     def handle_check(self):
-        manifest = self.manifest(self.properties, owned=False)
+        manifest = self.manifest(self.properties, owned=False, content=False)
         obj = self._get(manifest)
         if obj is None:
             raise exception.Error('%s does not exist' % self.describe())
@@ -580,7 +668,8 @@ class KubernetesResource(resource.Resource):
         return data
 
     def _show_resource(self):
-        obj = self._get(self.manifest(self.properties, owned=False))
+        obj = self._get(self.manifest(self.properties, owned=False,
+                                      content=False))
         if obj is None:
             return None
         obj = redaction.manifest(obj)
@@ -588,7 +677,8 @@ class KubernetesResource(resource.Resource):
         return obj
 
     def get_live_resource_data(self):
-        obj = self._get(self.manifest(self.properties, owned=False))
+        obj = self._get(self.manifest(self.properties, owned=False,
+                                      content=False))
         if obj is None:
             raise exception.EntityNotFound(entity=self.kind_of(
                 self.properties), name=self.object_name(self.properties))
@@ -616,7 +706,8 @@ class KubernetesResource(resource.Resource):
             return None
         if attr.source == 'data':
             return attr.get(self.data())
-        obj = self._get(self.manifest(self.properties, owned=False))
+        obj = self._get(self.manifest(self.properties, owned=False,
+                                      content=False))
         return None if obj is None else attr.get(obj)
 
     # --- the API ----------------------------------------------------------
@@ -680,7 +771,7 @@ class KubernetesResource(resource.Resource):
         if not state['wait']:
             return True
         props = state['props']
-        manifest = self.manifest(props, owned=False)
+        manifest = self.manifest(props, owned=False, content=False)
         try:
             obj = self._get(manifest)
             if obj is None:

@@ -18,29 +18,36 @@ from heat.engine import attributes
 from heat.engine import properties
 
 from heat_k8s.resources import base
+from heat_k8s.resources import templated
 
 PROPERTIES = (DATA, BINARY_DATA, IMMUTABLE) = (
     'data', 'binary_data', 'immutable')
 
 
-class ConfigMap(base.KubernetesResource):
+class ConfigMap(templated.Templated, base.KubernetesResource):
     """A Kubernetes ConfigMap.
 
-    The checksum attribute changes with the content: put it in a pod
+    Its data is literal (data, binary_data), rendered from Jinja2
+    templates (templates, values, value_overrides, ini_overrides), or
+    both. The checksum attribute changes with the content: put it in a pod
     template annotation to roll a workload when its configuration changes.
     """
 
     kind = 'ConfigMap'
     body_properties = {DATA: 'data', BINARY_DATA: 'binaryData',
                        IMMUTABLE: 'immutable'}
+    rendered_key = 'data'
+    literal_properties = (DATA, BINARY_DATA)
     checksum_keys = ('data', 'binaryData')
     extra_attributes = {
-        'checksum': base.Attr('SHA-256 of the data and binary_data.',
+        'checksum': base.Attr('SHA-256 of the content: data, binary_data '
+                              'and the files rendered from templates.',
                               attributes.Schema.STRING,
                               lambda data: data.get('checksum'), 'data'),
     }
     properties_schema = dict(
         base.common_properties(),
+        **templated.properties_schema('data'),
         **{DATA: properties.Schema(
             properties.Schema.MAP, 'Configuration data: key to string.',
             update_allowed=True),

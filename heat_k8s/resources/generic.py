@@ -90,8 +90,8 @@ class Resource(base.KubernetesResource):
             return props[base.NAMESPACE] or given
         return super().object_namespace(props)
 
-    def manifest(self, props, owned=True):
-        desired = super().manifest(props, owned)
+    def manifest(self, props, owned=True, content=True):
+        desired = super().manifest(props, owned, content)
         given = copy.deepcopy(self._given(props))
         given_meta = given.pop('metadata', None) or {}
         for key in ('labels', 'annotations'):

@@ -23,24 +23,35 @@ from oslo_config import cfg
 
 from heat_k8s import checksum
 from heat_k8s.resources import base
+from heat_k8s.resources import templated
 
 PROPERTIES = (TYPE, DATA, STRING_DATA, IMMUTABLE) = (
     'type', 'data', 'string_data', 'immutable')
 
 
-class Secret(base.KubernetesResource):
+class Secret(templated.Templated, base.KubernetesResource):
     """A Kubernetes Secret whose values Heat never shows.
 
     The values of data and string_data are written to Kubernetes only:
     Heat stores keyed fingerprints in their place (events, resource
     properties), and no attribute, log or error message carries them. Pass
     them with hidden parameters so the template does not hold them either.
+
+    Files may also be rendered from Jinja2 templates (templates, values,
+    value_overrides, ini_overrides), e.g. a configuration file holding a
+    password. The rendered files are as secret as string_data, and so are
+    values, value_overrides and ini_overrides; the template text is not
+    (it is stored like any template file).
     """
 
     kind = 'Secret'
     body_properties = {TYPE: 'type', DATA: 'data',
                        STRING_DATA: 'stringData', IMMUTABLE: 'immutable'}
-    sensitive_properties = (DATA, STRING_DATA)
+    sensitive_properties = (DATA, STRING_DATA, templated.VALUES,
+                            templated.VALUE_OVERRIDES,
+                            templated.INI_OVERRIDES)
+    rendered_key = 'stringData'
+    literal_properties = (DATA, STRING_DATA)
     checksum_keys = ('data', 'stringData')
     extra_attributes = {
         'checksum': base.Attr(
@@ -50,6 +61,8 @@ class Secret(base.KubernetesResource):
     }
     properties_schema = dict(
         base.common_properties(),
+        **templated.properties_schema('stringData (Kubernetes stores them '
+                                      'in data)'),
         **{TYPE: properties.Schema(
             properties.Schema.STRING,
             'Secret type, e.g. kubernetes.io/tls. A change replaces.',

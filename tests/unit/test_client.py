@@ -114,6 +114,11 @@ class ClientPluginTest(heat_harness.KubernetesTestCase):
         self.assertIs(edge, self.plugin.kube('edge'))
         self.assertIsNot(edge, self.plugin.kube())
 
+    def test_empty_cluster_name_is_the_default_cluster(self):
+        cfg.CONF.set_override('api_url', 'https://127.0.0.1:6443',
+                              group='kubernetes')
+        self.assertIs(self.plugin.kube(), self.plugin.kube(''))
+
     def test_kubeconfig_for_testing(self):
         with tempfile.NamedTemporaryFile('w', suffix='.yaml',
                                          delete=False) as f:

@@ -15,6 +15,7 @@
 """The pure parts of the REST layer: selectors, paths, error messages."""
 
 import json
+from unittest import mock
 
 import testtools
 
@@ -142,3 +143,49 @@ class StatusMessageTest(testtools.TestCase):
         error = kube.ApiError(404, 'Not Found', 'pods "x" not found')
         self.assertEqual('pods "x" not found', str(error))
         self.assertEqual(404, error.status)
+
+
+class StorageClassForTest(testtools.TestCase):
+    """A claim's binding mode, also for users who may not read classes."""
+
+    PVC = {'metadata': {'name': 'data', 'namespace': 'ns', 'uid': 'u1'},
+           'spec': {'storageClassName': 'local'}}
+
+    def setUp(self):
+        super().setUp()
+        self.kube = kube.Kube(mock.Mock())
+
+    def _forbidden(self):
+        return kube.ApiError(403, 'Forbidden', 'storageclasses.storage.k8s.io'
+                             ' "local" is forbidden')
+
+    def test_readable_class(self):
+        sc = {'metadata': {'name': 'local'},
+              'volumeBindingMode': 'Immediate'}
+        with mock.patch.object(self.kube, 'get', return_value=sc):
+            self.assertIs(sc, self.kube.storageclass_for(self.PVC))
+
+    def test_forbidden_class_reads_the_claims_events(self):
+        event = {'reason': 'WaitForFirstConsumer',
+                 'message': 'waiting for first consumer to be created '
+                            'before binding'}
+        with mock.patch.object(self.kube, 'get',
+                               side_effect=self._forbidden()), \
+                mock.patch.object(self.kube, 'list',
+                                  return_value=[event]) as listed:
+            sc = self.kube.storageclass_for(self.PVC)
+        self.assertEqual('WaitForFirstConsumer', sc['volumeBindingMode'])
+        listed.assert_called_once_with(
+            'v1', 'Event', 'ns', field_selector='involvedObject.uid=u1')
+
+    def test_forbidden_class_without_events_is_unknown(self):
+        with mock.patch.object(self.kube, 'get',
+                               side_effect=self._forbidden()), \
+                mock.patch.object(self.kube, 'list', return_value=[]):
+            self.assertIsNone(self.kube.storageclass_for(self.PVC))
+
+    def test_other_errors_are_raised(self):
+        error = kube.ApiError(500, 'Internal', 'etcd is down')
+        with mock.patch.object(self.kube, 'get', side_effect=error):
+            self.assertRaises(kube.ApiError, self.kube.storageclass_for,
+                              self.PVC)

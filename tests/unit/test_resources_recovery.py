@@ -1,0 +1,142 @@
+# Copyright 2026 heat-k8s developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""After heat-engine died in the middle of a create (tests/e2e runs it)."""
+
+from tests.unit import heat_harness  # first: sets up Heat
+
+import copy
+
+from heat_k8s import kube
+from heat_k8s.resources import base
+from tests.unit.heat_harness import deployment
+from tests.unit.heat_harness import template
+
+UID = '6b1f0d52-8a3e-4d7b-9c11-2f0e8a9b7c60'
+
+
+class FakeKube(object):
+    """The few Kube calls these paths make, over one stored object."""
+
+    def __init__(self, obj=None, error=None):
+        self.obj = obj
+        self.error = error
+        self.deleted = []
+
+    def get(self, api_version, kind, name, namespace=None):
+        if self.error is not None:
+            raise self.error
+        if self.obj and self.obj['metadata']['name'] == name:
+            return copy.deepcopy(self.obj)
+        return None
+
+    def delete(self, api_version, kind, name, namespace=None, uid=None,
+               propagation='Foreground'):
+        self.deleted.append((kind, namespace, name, uid))
+        return True
+
+    def related(self, obj, names):
+        return {name: [] for name in names}
+
+
+class RecoveryTest(heat_harness.KubernetesTestCase):
+
+    def _resource(self, fake):
+        stack = self.parse(template({'web': deployment()}))
+        rsrc = stack['web']
+        rsrc.store()
+        rsrc._kube = lambda props=None: fake
+        return rsrc
+
+    def _object(self, rsrc, uid=UID, ready=True, owner=None):
+        meta = rsrc.manifest(rsrc.properties)['metadata']
+        meta['uid'] = uid
+        meta['generation'] = 1
+        meta['annotations'][base.RESOURCE_UUID] = owner or rsrc.uuid
+        want = 2 if ready else 0
+        return {'apiVersion': 'apps/v1', 'kind': 'Deployment',
+                'metadata': meta,
+                'spec': rsrc.properties['spec'],
+                'status': {'observedGeneration': 1, 'replicas': 2,
+                           'updatedReplicas': 2, 'readyReplicas': want,
+                           'availableReplicas': want}}
+
+    # -- a FAILED resource at the next stack update --------------------
+
+    def test_ready_object_of_a_failed_resource_is_kept(self):
+        fake = FakeKube()
+        rsrc = self._resource(fake)
+        fake.obj = self._object(rsrc)
+        rsrc.resource_id_set(UID)
+        self.assertFalse(rsrc.needs_replace_failed())
+
+    def test_unready_object_is_replaced(self):
+        fake = FakeKube()
+        rsrc = self._resource(fake)
+        fake.obj = self._object(rsrc, ready=False)
+        rsrc.resource_id_set(UID)
+        self.assertTrue(rsrc.needs_replace_failed())
+
+    def test_missing_or_other_object_is_replaced(self):
+        fake = FakeKube()
+        rsrc = self._resource(fake)
+        self.assertTrue(rsrc.needs_replace_failed())  # no resource id
+        rsrc.resource_id_set(UID)
+        self.assertTrue(rsrc.needs_replace_failed())  # no object
+        fake.obj = self._object(rsrc, uid='another-incarnation')
+        self.assertTrue(rsrc.needs_replace_failed())
+
+    def test_unreadable_object_is_replaced(self):
+        fake = FakeKube(error=kube.ApiError(503, 'Unavailable', 'down'))
+        rsrc = self._resource(fake)
+        rsrc.resource_id_set(UID)
+        self.assertTrue(rsrc.needs_replace_failed())
+
+    # -- delete of a resource whose create never recorded its object ---
+
+    def test_unrecorded_object_of_this_resource_is_deleted(self):
+        fake = FakeKube()
+        rsrc = self._resource(fake)
+        fake.obj = self._object(rsrc)
+        rsrc.data_set('name', fake.obj['metadata']['name'])
+        rsrc.data_set('namespace', fake.obj['metadata']['namespace'])
+        self.assertIsNone(rsrc.resource_id)
+        self.assertIsNotNone(rsrc.handle_delete())
+        self.assertEqual(UID, rsrc.resource_id)
+        self.assertEqual([('Deployment', fake.obj['metadata']['namespace'],
+                           fake.obj['metadata']['name'], UID)],
+                         fake.deleted)
+
+    def test_object_of_another_resource_is_left_alone(self):
+        fake = FakeKube()
+        rsrc = self._resource(fake)
+        # e.g. the previous incarnation of a fixed-name resource
+        fake.obj = self._object(rsrc, owner='another-resource-uuid')
+        rsrc.data_set('name', fake.obj['metadata']['name'])
+        self.assertIsNone(rsrc.handle_delete())
+        self.assertIsNone(rsrc.resource_id)
+        self.assertEqual([], fake.deleted)
+
+    def test_create_that_never_started_deletes_nothing(self):
+        fake = FakeKube(error=AssertionError('no request expected'))
+        rsrc = self._resource(fake)
+        self.assertIsNone(rsrc.handle_delete())
+
+    def test_unreadable_namespace_deletes_nothing(self):
+        # The create was refused (forbidden): so is the lookup.
+        fake = FakeKube(error=kube.ApiError(403, 'Forbidden', 'forbidden'))
+        rsrc = self._resource(fake)
+        rsrc.data_set('name', 'web-x')
+        self.assertIsNone(rsrc.handle_delete())
+        self.assertEqual([], fake.deleted)
