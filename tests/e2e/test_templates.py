@@ -1,0 +1,773 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""templates/ and environments/ on the local cloud, through the CLI.
+
+One top-level template (templates/identity.yaml) and one environment file
+per backend:
+
+* every environment passes `openstack orchestration template validate`,
+  and `openstack stack create --dry-run` (which also validates the nested
+  implementation templates) where the backend's services exist here;
+* nova-docker: this cloud has no Nova, Glance or Neutron; the tests pin
+  down exactly where that stops validation;
+* kubernetes: the identity deployment is created, reconfigured (a rolling
+  update of the Keystone API) and deleted for real;
+* deployed-server-docker: created with NO_SIGNAL deployments (no agent
+  runs here), then the docker-cmd configuration Heat publishes to the
+  server is checked: containers, start order, the bootstrap run to
+  completion before the service, config files, and where secrets are.
+"""
+
+import json
+import os
+import re
+import subprocess
+import time
+import uuid
+
+import pytest
+
+from tests.functional import cloud
+
+REPO = cloud.REPO
+IDENTITY = os.path.join(REPO, 'templates', 'identity.yaml')
+ENVIRONMENTS = os.path.join(REPO, 'environments')
+BACKENDS = ('kubernetes', 'deployed-server-docker', 'nova-docker')
+ADMIN_PASSWORD = 'e2e-Admin-' + uuid.uuid4().hex[:12]
+STACK_TIMEOUT = 600
+DOCKER_HOST_ADDRESS = '192.0.2.10'
+NOVA_UNAVAILABLE = ('HEAT-E99001 Service nova is not available for resource '
+                    'type OS::Nova::Server, reason: nova compute endpoint '
+                    'is not in service catalog.')
+
+
+def env_file(name):
+    return os.path.join(ENVIRONMENTS, name + '.yaml')
+
+
+def env_args(*names):
+    args = []
+    for name in names:
+        args += ['-e', name if os.path.isabs(name) else env_file(name)]
+    return args
+
+
+def stack_create(localcloud, name, envs, params=(), template=IDENTITY):
+    args = ['openstack', 'stack', 'create', '-t', template,
+            '--timeout', str(STACK_TIMEOUT // 60)]
+    args += env_args(*envs)
+    for param in params:
+        args += ['--parameter', param]
+    localcloud.run(*args, name)
+    return wait_stack(localcloud, name, 'CREATE')
+
+
+def wait_stack(localcloud, name, action, timeout=STACK_TIMEOUT):
+    """Poll until the stack's action is over; its `stack show`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        shown = localcloud.openstack('stack', 'show', name)
+        if shown['stack_status'] != action + '_IN_PROGRESS':
+            return shown
+        if time.monotonic() > deadline:
+            raise AssertionError('%s still %s after %ss' % (
+                name, shown['stack_status'], timeout))
+        time.sleep(2)
+
+
+def stack_delete(localcloud, name):
+    localcloud.run('openstack', 'stack', 'delete', '-y', '--wait', name)
+
+
+def failures(localcloud, name):
+    """The failed events of a stack and its nested stacks, for messages."""
+    result = localcloud.run('openstack', 'stack', 'event', 'list', name,
+                            '--nested-depth', '3', check=False)
+    return '\n'.join(line for line in result.stdout.splitlines()
+                     if 'FAILED' in line)
+
+
+def outputs(localcloud, name):
+    shown = localcloud.openstack('stack', 'output', 'show', '--all', name)
+    return {key: value.get('output_value') for key, value in shown.items()}
+
+
+def nested_stack(localcloud, stack, resource):
+    return localcloud.openstack('stack', 'resource', 'show', stack,
+                                resource)['physical_resource_id']
+
+
+def validate(localcloud, *args):
+    return localcloud.run('openstack', 'orchestration', 'template',
+                          'validate', '-f', 'json', *args, check=False)
+
+
+# ---------------------------------------------------------------------------
+# validation
+
+
+@pytest.mark.parametrize('envs', [
+    ('kubernetes',), ('deployed-server-docker',), ('nova-docker',),
+    ('kubernetes', 'disable-memcached'),
+    ('deployed-server-docker', 'disable-memcached'),
+], ids='+'.join)
+def test_every_environment_validates(localcloud, envs):
+    result = validate(localcloud, '-t', IDENTITY, *env_args(*envs))
+    assert result.returncode == 0, result.stdout + result.stderr
+    answer = json.loads(result.stdout)
+    assert answer['Parameters']['admin_password']['NoEcho'] == 'true'
+    registry = answer['Environment']['resource_registry']
+    for abstract in ('OS::HeatK8s::ContainerHost',
+                     'OS::HeatK8s::ContainerService',
+                     'OS::HeatK8s::ContainerTask',
+                     'OS::HeatK8s::Services::Memcached'):
+        assert abstract in registry, registry
+    if 'disable-memcached' in envs:
+        assert registry['OS::HeatK8s::Services::Memcached'] == (
+            'OS::Heat::None')
+
+
+@pytest.mark.parametrize('backend', ['kubernetes', 'deployed-server-docker'])
+def test_dry_run_validates_the_implementations(localcloud, backend):
+    # `template validate` checks a provider resource's properties against
+    # the nested template's parameters but does not validate the nested
+    # template's own resources; a preview does.
+    result = localcloud.run(
+        'openstack', 'stack', 'create', '--dry-run', '-f', 'json',
+        '-t', IDENTITY, *env_args(backend), '--parameter',
+        'admin_password=' + ADMIN_PASSWORD, 'e2e-preview-' + backend,
+        check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    preview = json.loads(result.stdout)
+    assert preview['stack_name'] == 'e2e-preview-' + backend
+    # Nested stacks come as lists of their resources.
+    def types(resources):
+        for r in resources:
+            if isinstance(r, list):
+                yield from types(r)
+            else:
+                yield r['resource_type']
+    expected = {'kubernetes': {'OS::Kubernetes::Deployment',
+                               'OS::Kubernetes::Job',
+                               'OS::Kubernetes::Service'},
+                'deployed-server-docker': {'OS::Heat::DeployedServer',
+                                           'OS::Heat::StructuredDeployment',
+                                           'OS::Heat::SoftwareDeployment'}}
+    assert expected[backend] <= set(types(preview['resources']))
+    # NB: a preview shows every resource's properties, secrets passed to
+    # provider templates included (doc/source/user/backends.rst, Secrets).
+
+
+@pytest.mark.parametrize('template,params', [
+    ('services/kubernetes/container-service.yaml',
+     ['ports=[{"name": "http", "port": 80}]', 'target={"namespace": ""}']),
+    ('services/kubernetes/container-task.yaml', ['target={}']),
+    ('services/docker/container-service.yaml',
+     ['ports=[{"name": "http", "port": 80}]', 'target={"server": "x"}']),
+    ('services/docker/container-task.yaml', ['target={"server": "x"}']),
+    ('hosts/kubernetes.yaml', []),
+    ('hosts/deployed-server.yaml', []),
+])
+def test_implementation_templates_validate(localcloud, template, params):
+    args = ['-t', os.path.join(REPO, 'templates', template),
+            '--parameter', 'name=svc']
+    if 'services/' in template:
+        args += ['--parameter', 'image=registry.example.com/svc:1']
+    for param in params:
+        args += ['--parameter', param]
+    result = validate(localcloud, *args)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_nova_docker_stops_where_nova_is_missing(localcloud):
+    """What nova-docker needs that this cloud lacks, precisely.
+
+    The top-level template validates (above): `template validate` does not
+    look inside provider templates. Inside, OS::Nova::Server is the only
+    resource whose service is missing; the docker services it would run
+    are the deployed-server-docker ones, created for real below.
+    """
+    types = {t['Resource Type'] for t in localcloud.openstack(
+        'orchestration', 'resource', 'type', 'list')}
+    assert 'OS::Nova::Server' not in types
+    assert 'OS::Heat::DeployedServer' in types
+
+    # The preview validates nested templates and stops at the server.
+    result = localcloud.run(
+        'openstack', 'stack', 'create', '--dry-run', '-t', IDENTITY,
+        *env_args('nova-docker'), '--parameter',
+        'admin_password=' + ADMIN_PASSWORD, 'e2e-preview-nova', check=False)
+    assert result.returncode != 0
+    assert NOVA_UNAVAILABLE in result.stderr, result.stderr
+    assert 'resources.host<file://%s>' % os.path.join(
+        REPO, 'templates', 'hosts', 'nova-docker.yaml') in result.stderr
+
+    # The host template alone: the same error, and only that one - with it
+    # ignored, everything else in the template validates.
+    host = os.path.join(REPO, 'templates', 'hosts', 'nova-docker.yaml')
+    result = validate(localcloud, '-t', host, '--parameter', 'name=h')
+    assert result.returncode != 0
+    assert NOVA_UNAVAILABLE in result.stderr
+    result = validate(localcloud, '-t', host, '--parameter', 'name=h',
+                      '--ignore-errors', '99001')
+    assert result.returncode == 0, result.stdout + result.stderr
+    params = json.loads(result.stdout)['Parameters']
+    assert {'ContainerHostImage', 'ContainerHostFlavor',
+            'ContainerHostNetwork'} <= set(params)
+
+
+# ---------------------------------------------------------------------------
+# kubernetes: create, reconfigure, delete
+
+
+class Kube(object):
+    """kubectl in the demo project's namespace, with the demo token."""
+
+    def __init__(self, localcloud):
+        self.localcloud = localcloud
+        self.namespace = localcloud.projects['demo']
+        self.token = localcloud.token('demo')['id']
+
+    def get(self, kind, name=None, selector=None):
+        args = ['-n', self.namespace, 'get', kind, '-o', 'json']
+        if name:
+            args.insert(4, name)
+        if selector:
+            args += ['-l', selector]
+        result = self.localcloud.kubectl(self.token, *args, check=True)
+        return json.loads(result.stdout)
+
+    def items(self, kind, selector=None):
+        return self.get(kind, selector=selector)['items']
+
+    def named(self, kind, app):
+        return [i for i in self.items(kind, 'app.kubernetes.io/name=' + app)]
+
+
+def admin_kubectl(localcloud, *args, stdin=None):
+    result = subprocess.run(['kubectl', *args], input=stdin,
+                            env=localcloud.env, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+@pytest.fixture(scope='module')
+def kube_identity(localcloud):
+    """templates/identity.yaml on Kubernetes, with a real volume.
+
+    The operator's part is done as cluster admin: a PersistentVolume of a
+    storage class of its own for the database's claim.
+    """
+    suffix = uuid.uuid4().hex[:6]
+    info = {'stack': 'e2e-k8s-' + suffix, 'prefix': 'k%s-' % suffix,
+            'storage_class': 'e2e-local-' + suffix,
+            'pv': 'e2e-pv-' + suffix}
+    admin_kubectl(localcloud, 'apply', '-f', '-', stdin=json.dumps({
+        'apiVersion': 'v1', 'kind': 'PersistentVolume',
+        'metadata': {'name': info['pv']},
+        'spec': {'capacity': {'storage': '2Gi'},
+                 'accessModes': ['ReadWriteOnce'],
+                 'persistentVolumeReclaimPolicy': 'Retain',
+                 'storageClassName': info['storage_class'],
+                 'hostPath': {'path': '/tmp/' + info['pv']}}}))
+    try:
+        shown = stack_create(localcloud, info['stack'], ['kubernetes'], [
+            'admin_password=' + ADMIN_PASSWORD,
+            'prefix=' + info['prefix'],
+            'database_storage_class=' + info['storage_class']])
+        info['created'] = shown
+        yield info
+    finally:
+        localcloud.run('openstack', 'stack', 'delete', '-y', '--wait',
+                       info['stack'], check=False)
+        admin_kubectl(localcloud, 'delete', 'pv', info['pv'],
+                      '--ignore-not-found')
+
+
+@pytest.fixture(scope='module')
+def kube(localcloud):
+    return Kube(localcloud)
+
+
+def _app(info, service):
+    return info['prefix'] + service
+
+
+def test_kubernetes_create(localcloud, kube_identity, kube):
+    info = kube_identity
+    assert info['created']['stack_status'] == 'CREATE_COMPLETE', (
+        failures(localcloud, info['stack']))
+    out = outputs(localcloud, info['stack'])
+
+    # Public and internal Services; the public endpoint is the output.
+    public = kube.get('service', _app(info, 'keystone-public'))
+    internal = kube.get('service', _app(info, 'keystone'))
+    assert out['public_endpoint'] == 'http://%s:5000' % (
+        public['spec']['clusterIP'])
+    assert out['internal_endpoint'] == 'http://%s.%s.svc:5000' % (
+        _app(info, 'keystone'), kube.namespace)
+    assert out['auth_url'] == out['public_endpoint'] + '/v3'
+    assert internal['spec']['selector'] == public['spec']['selector']
+
+    # The API: replicas on controller nodes, a readiness probe, files from
+    # the ConfigMap and the Secret, rolled out.
+    [api] = kube.named('deployment', _app(info, 'keystone'))
+    assert api['status']['readyReplicas'] == api['spec']['replicas'] == 2
+    pod = api['spec']['template']['spec']
+    assert pod['nodeSelector'] == {'role': 'controller'}
+    [container] = pod['containers']
+    assert container['readinessProbe']['httpGet'] == {
+        'path': '/v3', 'port': 5000, 'scheme': 'HTTP'}
+    mounts = {m['mountPath']: m for m in container['volumeMounts']}
+    assert mounts['/var/lib/kolla/config_files/keystone.conf']['name'] == (
+        'config')
+    assert mounts['/var/lib/kolla/config_files/secrets.conf']['name'] == (
+        'secret-files')
+    annotations = api['spec']['template']['metadata']['annotations']
+    assert set(annotations) == {'heat-k8s.io/config-checksum',
+                                'heat-k8s.io/secret-checksum'}
+    pods = kube.items('pod', 'app.kubernetes.io/name=%s,'
+                      'app.kubernetes.io/component=service'
+                      % _app(info, 'keystone'))
+    assert len(pods) == 2
+    assert {p['spec']['nodeName'] for p in pods} == {'controller-0'}
+
+    # keystone.conf, rendered by Heat, in an immutable ConfigMap.
+    config = kube.get('configmap', pod['volumes'][0]['configMap']['name'])
+    assert config['immutable'] is True
+    conf = config['data']['var_lib_kolla_config_files_keystone.conf']
+    assert 'debug = false' in conf
+    assert 'memcache_servers = %s.%s.svc:11211' % (
+        _app(info, 'memcached'), kube.namespace) in conf
+    assert 'mysql+pymysql' not in conf
+
+    # MariaDB on a persistent volume (one writer: Recreate).
+    [db] = kube.named('deployment', _app(info, 'mariadb'))
+    assert db['spec']['strategy'] == {'type': 'Recreate'}
+    [claim] = kube.named('persistentvolumeclaim', _app(info, 'mariadb'))
+    assert claim['status']['phase'] == 'Bound'
+    assert claim['spec']['volumeName'] == info['pv']
+    db_pod = db['spec']['template']['spec']
+    assert {'name': 'data', 'persistentVolumeClaim': {
+        'claimName': claim['metadata']['name']}} in db_pod['volumes']
+
+    # The run-to-completion steps are Jobs, complete; no init containers.
+    jobs = {j['metadata']['labels']['app.kubernetes.io/name']: j
+            for j in kube.items('job')
+            if j['metadata']['name'].startswith(info['stack'])}
+    assert set(jobs) == {_app(info, 'keystone-db-create'),
+                         _app(info, 'keystone'),
+                         _app(info, 'keystone-bootstrap')}
+    for job in jobs.values():
+        assert job['status'].get('succeeded') == 1, job['status']
+    for kind in ('deployment', 'job'):
+        for obj in kube.items(kind):
+            if obj['metadata']['name'].startswith(info['stack']):
+                assert not obj['spec']['template']['spec'].get(
+                    'initContainers'), obj['metadata']['name']
+    sync = jobs[_app(info, 'keystone')]['spec']['template']['spec']
+    assert sync['containers'][0]['args'] == [
+        'env', 'KOLLA_BOOTSTRAP=true', 'kolla_start']
+
+    # Heat's order: database created, then db_sync, then the API, then
+    # keystone-manage bootstrap with the endpoints of the API's Services.
+    def created(obj):
+        return obj['metadata']['creationTimestamp']
+
+    def done(job):
+        return job['status']['completionTime']
+    assert done(jobs[_app(info, 'keystone-db-create')]) <= created(
+        jobs[_app(info, 'keystone')])
+    assert done(jobs[_app(info, 'keystone')]) <= created(api)
+    assert created(public) <= created(jobs[_app(info, 'keystone-bootstrap')])
+    boot_env = {e['name']: e for e in jobs[_app(
+        info, 'keystone-bootstrap')]['spec']['template']['spec'][
+            'containers'][0]['env']}
+    assert boot_env['OS_BOOTSTRAP_PUBLIC_URL']['value'] == (
+        out['public_endpoint'])
+    # The admin password reaches the Job from the Secret only.
+    assert 'value' not in boot_env['OS_BOOTSTRAP_PASSWORD']
+    assert boot_env['OS_BOOTSTRAP_PASSWORD']['valueFrom']['secretKeyRef'][
+        'key'] == 'env.OS_BOOTSTRAP_PASSWORD'
+
+
+def test_kubernetes_secrets_stay_out_of_heat_outputs(localcloud,
+                                                     kube_identity):
+    shown = localcloud.run('openstack', 'stack', 'show', '-f', 'json',
+                           kube_identity['stack']).stdout
+    assert ADMIN_PASSWORD not in shown
+    assert json.loads(shown)['parameters']['admin_password'] == '******'
+    out = json.dumps(outputs(localcloud, kube_identity['stack']))
+    assert ADMIN_PASSWORD not in out
+
+
+def test_kubernetes_reconfigure_rolls_the_api(localcloud, kube_identity,
+                                              kube):
+    info = kube_identity
+    app = _app(info, 'keystone')
+    [api] = kube.named('deployment', app)
+    old_config = api['spec']['template']['spec']['volumes'][0][
+        'configMap']['name']
+    old_rs = {rs['metadata']['name'] for rs in kube.items(
+        'replicaset', 'app.kubernetes.io/name=' + app)}
+    [db_rs] = kube.named('replicaset', _app(info, 'mariadb'))
+
+    localcloud.run('openstack', 'stack', 'update', '--existing',
+                   '--parameter', 'debug=true', info['stack'])
+    shown = wait_stack(localcloud, info['stack'], 'UPDATE')
+    assert shown['stack_status'] == 'UPDATE_COMPLETE', (
+        failures(localcloud, info['stack']))
+
+    [api] = kube.named('deployment', app)
+    status = api['status']
+    assert status['observedGeneration'] == api['metadata']['generation']
+    assert (status['updatedReplicas'] == status['readyReplicas'] ==
+            status['availableReplicas'] == api['spec']['replicas'])
+    # A new ReplicaSet took over; the old one is scaled down.
+    replicasets = {rs['metadata']['name']: rs for rs in kube.items(
+        'replicaset', 'app.kubernetes.io/name=' + app)}
+    new = set(replicasets) - old_rs
+    assert len(new) == 1, replicasets.keys()
+    assert replicasets[new.pop()]['status']['readyReplicas'] == 2
+    for name in old_rs:
+        assert replicasets[name]['spec']['replicas'] == 0
+    # The configuration object was replaced, and the old one removed.
+    new_config = api['spec']['template']['spec']['volumes'][0][
+        'configMap']['name']
+    assert new_config != old_config
+    conf = kube.get('configmap', new_config)['data'][
+        'var_lib_kolla_config_files_keystone.conf']
+    assert 'debug = true' in conf
+    names = {c['metadata']['name'] for c in kube.items('configmap')}
+    assert old_config not in names
+    # Nothing else rolled.
+    assert [rs['metadata']['name'] for rs in kube.named(
+        'replicaset', _app(info, 'mariadb'))] == [db_rs['metadata']['name']]
+
+
+def test_kubernetes_failed_rollout_rolls_back(localcloud, kube_identity,
+                                              kube, tmp_path):
+    """A rollout that fails fails the update; rollback restores the rest."""
+    info = kube_identity
+    app = _app(info, 'keystone')
+    [api] = kube.named('deployment', app)
+    config = api['spec']['template']['spec']['volumes'][0]['configMap'][
+        'name']
+    configs = {c['metadata']['name'] for c in kube.items('configmap')}
+    # The new pods crash-loop (kwok's simulation), and rollouts give up
+    # after 15 s without progress.
+    crash = tmp_path / 'crash.yaml'
+    crash.write_text(
+        'parameter_defaults:\n'
+        '  KubernetesProgressDeadline: 15\n'
+        '  KubernetesPodAnnotations:\n'
+        '    sim.heat-k8s.io/waiting-reason: CrashLoopBackOff\n')
+    localcloud.run('openstack', 'stack', 'update', '--existing',
+                   '-e', str(crash), '--parameter', 'debug=false',
+                   '--rollback', 'enabled', info['stack'])
+    deadline = time.monotonic() + STACK_TIMEOUT
+    seen = set()
+    while True:
+        status = localcloud.openstack('stack', 'show',
+                                      info['stack'])['stack_status']
+        seen.add(status)
+        if status in ('ROLLBACK_COMPLETE', 'ROLLBACK_FAILED',
+                      'UPDATE_COMPLETE'):
+            break
+        assert time.monotonic() < deadline, status
+        time.sleep(2)
+    assert status == 'ROLLBACK_COMPLETE', failures(localcloud,
+                                                   info['stack'])
+    events = localcloud.run('openstack', 'stack', 'event', 'list',
+                            info['stack'], '--nested-depth', '2').stdout
+    assert 'rollout failed: ProgressDeadlineExceeded' in events
+
+    # The configuration before the update, and no pod asked to crash.
+    [api] = kube.named('deployment', app)
+    assert api['spec']['template']['spec']['volumes'][0]['configMap'][
+        'name'] == config
+    assert api['status']['readyReplicas'] == 2
+    for deployment in kube.items('deployment'):
+        if deployment['metadata']['name'].startswith(info['stack']):
+            annotations = deployment['spec']['template']['metadata'][
+                'annotations']
+            assert 'sim.heat-k8s.io/waiting-reason' not in annotations
+            assert deployment['spec']['progressDeadlineSeconds'] == 600
+    # The configuration objects of the failed update are gone.
+    assert {c['metadata']['name'] for c in kube.items('configmap')} == (
+        configs)
+
+
+def test_kubernetes_delete_leaves_nothing(localcloud, kube_identity, kube):
+    info = kube_identity
+    stack_delete(localcloud, info['stack'])
+    left = []
+    for kind in ('deployment', 'replicaset', 'pod', 'job', 'service',
+                 'configmap', 'secret', 'persistentvolumeclaim'):
+        for obj in kube.items(kind):
+            meta = obj['metadata']
+            app = (meta.get('labels') or {}).get('app.kubernetes.io/name',
+                                                 '')
+            if (meta['name'].startswith((info['stack'], info['prefix'])) or
+                    app.startswith(info['prefix'])):
+                left.append('%s/%s' % (kind, meta['name']))
+    assert left == []
+    pv = json.loads(admin_kubectl(localcloud, 'get', 'pv', info['pv'],
+                                  '-o', 'json'))
+    # The claim is gone; the volume keeps the data (Retain).
+    assert pv['status']['phase'] == 'Released'
+
+
+# ---------------------------------------------------------------------------
+# deployed-server-docker: what the agent would run
+
+
+DATA_RE = re.compile(r'^DATA = json\.loads\(r"""(.*)"""\)$', re.M | re.S)
+
+
+def script_data(deployment):
+    """The data a files deployment's script writes on the host."""
+    match = DATA_RE.search(deployment['config'])
+    assert match, deployment['name']
+    return json.loads(match.group(1))
+
+
+@pytest.fixture(scope='module')
+def docker_identity(localcloud, tmp_path_factory):
+    suffix = uuid.uuid4().hex[:6]
+    info = {'stack': 'e2e-docker-' + suffix, 'prefix': 'd%s-' % suffix}
+    no_signal = tmp_path_factory.mktemp('env') / 'no-signal.yaml'
+    no_signal.write_text(
+        'parameter_defaults:\n'
+        '  ContainerHostSignalTransport: NO_SIGNAL\n'
+        '  ContainerHostAddress: %s\n' % DOCKER_HOST_ADDRESS)
+    try:
+        info['created'] = stack_create(
+            localcloud, info['stack'],
+            ['deployed-server-docker', str(no_signal)],
+            ['admin_password=' + ADMIN_PASSWORD, 'prefix=' + info['prefix']])
+        host = nested_stack(localcloud, info['stack'], 'host')
+        info['server'] = nested_stack(localcloud, host, 'server')
+        info['metadata'] = localcloud.openstack(
+            'stack', 'resource', 'metadata', host, 'server')
+        yield info
+    finally:
+        localcloud.run('openstack', 'stack', 'delete', '-y', '--wait',
+                       info['stack'], check=False)
+
+
+def test_docker_creates_without_an_agent(localcloud, docker_identity):
+    info = docker_identity
+    assert info['created']['stack_status'] == 'CREATE_COMPLETE', (
+        failures(localcloud, info['stack']))
+    out = outputs(localcloud, info['stack'])
+    assert out['public_endpoint'] == 'http://%s:5000' % DOCKER_HOST_ADDRESS
+    assert out['database_host'] == DOCKER_HOST_ADDRESS
+    # The same deployments, through the software deployment API the agent
+    # polls (POLL_SERVER_HEAT).
+    polled = json.loads(localcloud.run(
+        'openstack', 'software', 'deployment', 'metadata', 'show',
+        info['server']).stdout)
+    assert [d['id'] for d in polled] == [
+        d['id'] for d in info['metadata']['deployments']]
+    for deployment in polled:
+        inputs = {i['name']: i.get('value') for i in deployment['inputs']}
+        assert inputs['deploy_signal_transport'] == 'NO_SIGNAL'
+
+
+def test_docker_published_configuration(docker_identity):
+    p = docker_identity['prefix']
+    deployments = docker_identity['metadata']['deployments']
+    names = [d['name'] for d in deployments]
+    by_name = {d['name']: d for d in deployments}
+    services = ('mariadb', 'memcached', 'keystone-db-create', 'keystone',
+                'keystone-bootstrap')
+    assert sorted(names) == sorted(
+        '%s%s-%s' % (p, s, part) for s in services
+        for part in ('1-files', '2-containers'))
+    # Heat lists a server's deployments by name and the agent runs them in
+    # that order: each service's files before its containers.
+    assert names == sorted(names)
+    for s in services:
+        files = by_name['%s%s-1-files' % (p, s)]
+        containers = by_name['%s%s-2-containers' % (p, s)]
+        assert files['group'] == 'script'
+        assert containers['group'] == 'docker-cmd'
+        assert names.index(files['name']) < names.index(containers['name'])
+
+    # Keystone: db_sync runs to completion, then the API starts, then the
+    # health check waits for it.
+    keystone = by_name[p + 'keystone-2-containers']['config']
+    assert set(keystone) == {p + 'keystone-bootstrap', p + 'keystone',
+                             p + 'keystone-ready'}
+    order = sorted(keystone, key=lambda c: keystone[c]['start_order'])
+    assert order == [p + 'keystone-bootstrap', p + 'keystone',
+                     p + 'keystone-ready']
+    bootstrap = keystone[p + 'keystone-bootstrap']
+    service = keystone[p + 'keystone']
+    ready = keystone[p + 'keystone-ready']
+    assert bootstrap['detach'] is False
+    assert bootstrap['command'] == ['env', 'KOLLA_BOOTSTRAP=true',
+                                    'kolla_start']
+    assert bootstrap['image'] == service['image']
+    assert service.get('detach', True) is True
+    assert service['restart'] == 'always'
+    assert service['net'] == 'host'
+    assert ready['action'] == 'exec'
+    assert ready['command'][0] == p + 'keystone'
+    assert ready['command'][-1] == 'http://127.0.0.1:5000/v3'
+
+    # Config files: written by the files deployment, mounted read-only.
+    base = '/var/lib/heat-k8s/%skeystone' % p
+    conf_path = '/var/lib/kolla/config_files/keystone.conf'
+    for container in (bootstrap, service):
+        assert '%s/files%s:%s:ro' % (base, conf_path, conf_path) in (
+            container['volumes'])
+        assert container['env_file'] == base + '/secrets.env'
+        assert 'KOLLA_CONFIG_STRATEGY=COPY_ALWAYS' in container['environment']
+    data = script_data(by_name[p + 'keystone-1-files'])
+    assert data['dir'] == base
+    conf = data['config_files'][conf_path]
+    assert 'memcache_servers = %s:11211' % DOCKER_HOST_ADDRESS in conf
+    kolla = json.loads(
+        data['config_files']['/var/lib/kolla/config_files/config.json'])
+    assert kolla['command'] == '/usr/sbin/apache2 -DFOREGROUND'
+    assert set(data['secret_files']) == {
+        '/var/lib/kolla/config_files/secrets.conf',
+        '/var/lib/kolla/config_files/fernet-keys/0',
+        '/var/lib/kolla/config_files/fernet-keys/1'}
+
+    # The database and its creation step.
+    mariadb = by_name[p + 'mariadb-2-containers']['config']
+    assert mariadb[p + 'mariadb']['volumes'][-1] == (
+        '/var/lib/heat-k8s/%smariadb/data:/var/lib/mysql' % p)
+    assert mariadb[p + 'mariadb-ready']['command'][-3:] == [
+        'healthcheck.sh', '--connect', '--innodb_initialized']
+    create = by_name[p + 'keystone-db-create-2-containers']['config']
+    [task] = create.values()
+    assert task['detach'] is False and task['start_order'] == 0
+    assert 'DB_HOST=%s' % DOCKER_HOST_ADDRESS in task['environment']
+
+
+def test_docker_secrets_only_in_the_files_deployments(localcloud,
+                                                      docker_identity):
+    deployments = docker_identity['metadata']['deployments']
+    secrets = {ADMIN_PASSWORD}
+    for d in deployments:
+        if d['group'] == 'script':
+            data = script_data(d)
+            secrets |= {str(v) for v in data['secrets'].values()}
+            secrets |= {password for content in data['secret_files'].values()
+                        for password in re.findall(r'://\w+:([^@]+)@',
+                                                   content)}
+            secrets |= {v.strip() for k, v in data['secret_files'].items()
+                        if '/fernet-keys/' in k}
+    # The admin password, the two generated database passwords (root's and
+    # keystone's) and the two Fernet keys.
+    assert len(secrets) == 5, len(secrets)
+    for d in deployments:
+        if d['group'] != 'docker-cmd':
+            continue
+        published = json.dumps(d)
+        for secret in secrets:
+            assert secret not in published, d['name']
+        for container in d['config'].values():
+            if container.get('action') != 'exec':
+                assert container['env_file'].endswith('/secrets.env')
+    # The admin password is in the bootstrap task's env file only.
+    holders = [d['name'] for d in deployments
+               if ADMIN_PASSWORD in json.dumps(d)]
+    assert holders == [docker_identity['prefix'] +
+                       'keystone-bootstrap-1-files']
+    shown = localcloud.run('openstack', 'stack', 'show', '-f', 'json',
+                           docker_identity['stack']).stdout
+    out = json.dumps(outputs(localcloud, docker_identity['stack']))
+    for secret in secrets:
+        assert secret not in shown
+        assert secret not in out
+
+
+def test_docker_reconfigure_replaces_only_what_changed(localcloud,
+                                                       docker_identity):
+    info = docker_identity
+    before = {d['name']: d for d in info['metadata']['deployments']}
+    localcloud.run('openstack', 'stack', 'update', '--existing',
+                   '--parameter', 'debug=true', info['stack'])
+    shown = wait_stack(localcloud, info['stack'], 'UPDATE')
+    assert shown['stack_status'] == 'UPDATE_COMPLETE', (
+        failures(localcloud, info['stack']))
+    host = nested_stack(localcloud, info['stack'], 'host')
+    after = {d['name']: d for d in localcloud.openstack(
+        'stack', 'resource', 'metadata', host, 'server')['deployments']}
+    assert set(after) == set(before)
+    p = info['prefix']
+    changed = {name for name in after
+               if after[name]['id'] != before[name]['id']}
+    # keystone.conf is in the API's and the bootstrap task's files; new
+    # files, new containers (the files' config id is in their environment).
+    assert changed == {p + 'keystone-1-files', p + 'keystone-2-containers',
+                       p + 'keystone-bootstrap-1-files',
+                       p + 'keystone-bootstrap-2-containers'}
+    for name in changed:
+        inputs = {i['name']: i['value'] for i in after[name]['inputs']}
+        assert inputs['deploy_action'] == 'UPDATE'
+    data = script_data(after[p + 'keystone-1-files'])
+    assert 'debug = true' in data['config_files'][
+        '/var/lib/kolla/config_files/keystone.conf']
+
+    def files_id(deployments):
+        return [e for e in deployments[p + 'keystone-2-containers'][
+            'config'][p + 'keystone']['environment']
+            if e.startswith('HEAT_K8S_FILES_ID=')]
+    assert len(files_id(after)) == 1
+    assert files_id(after) != files_id(before)
+
+
+def test_docker_disable_memcached(localcloud, tmp_path):
+    suffix = uuid.uuid4().hex[:6]
+    name, prefix = 'e2e-nomc-' + suffix, 'n%s-' % suffix
+    no_signal = tmp_path / 'no-signal.yaml'
+    no_signal.write_text('parameter_defaults:\n'
+                         '  ContainerHostSignalTransport: NO_SIGNAL\n')
+    try:
+        shown = stack_create(
+            localcloud, name,
+            ['deployed-server-docker', 'disable-memcached', str(no_signal)],
+            ['admin_password=' + ADMIN_PASSWORD, 'prefix=' + prefix])
+        assert shown['stack_status'] == 'CREATE_COMPLETE', (
+            failures(localcloud, name))
+        memcached = localcloud.openstack('stack', 'resource', 'show', name,
+                                         'memcached')
+        # Still listed under its abstract type, but no nested stack.
+        assert memcached['resource_status'] == 'CREATE_COMPLETE'
+        assert 'nested' not in {link['rel'] for link in memcached['links']}
+        host = nested_stack(localcloud, name, 'host')
+        deployments = localcloud.openstack(
+            'stack', 'resource', 'metadata', host, 'server')['deployments']
+        names = {d['name'] for d in deployments}
+        # Only memcached is gone (see environments/disable-memcached.yaml
+        # for why a resource-specific mapping would not do).
+        assert sorted(names) == sorted(
+            '%s%s-%s' % (prefix, s, part)
+            for s in ('mariadb', 'keystone-db-create', 'keystone',
+                      'keystone-bootstrap')
+            for part in ('1-files', '2-containers'))
+        data = script_data([d for d in deployments
+                            if d['name'] == prefix + 'keystone-1-files'][0])
+        conf = data['config_files'][
+            '/var/lib/kolla/config_files/keystone.conf']
+        assert '[cache]\nenabled = false\n' in conf
+    finally:
+        localcloud.run('openstack', 'stack', 'delete', '-y', '--wait', name,
+                       check=False)
