@@ -82,6 +82,17 @@ class LocalCloud(object):
                         '--token=' + token, *args, check=check)
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        'markers', 'own_cloud: the test starts a cloud of its own; such '
+        'tests run first, before the session cloud starts, so that one '
+        'cloud runs at a time')
+
+
+def pytest_collection_modifyitems(session, config, items):
+    items.sort(key=lambda item: item.get_closest_marker('own_cloud') is None)
+
+
 @pytest.fixture(scope='session')
 def localcloud():
     given = os.environ.get('HEAT_K8S_E2E_STATE_DIR')
