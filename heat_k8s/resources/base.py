@@ -318,6 +318,16 @@ class KubernetesResource(resource.Resource):
                               for k, v in data[prop].items()}
         return _PlainProperties(data)
 
+    def preview(self):
+        # `stack create --dry-run` shows resolved properties: a copy whose
+        # secret values are fingerprints stands in for this resource.
+        if not self.sensitive_properties:
+            return self
+        shown = object.__new__(type(self))  # Resource.__new__ wants a stack
+        shown.__dict__.update(self.__dict__)
+        shown.properties = self._fingerprinted(self.properties)
+        return shown
+
     def _update_stored_properties(self):
         # Heat stores resolved properties and shows them in events; secret
         # values are replaced by fingerprints before they are stored.

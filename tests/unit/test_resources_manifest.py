@@ -20,6 +20,7 @@ import copy
 import json
 
 from heat.common import exception
+from heat.engine import api
 from heat.objects import event as event_object
 from oslo_config import cfg
 
@@ -238,6 +239,18 @@ class SecretHiddenTest(heat_harness.KubernetesTestCase):
         for event in events:
             self.assertNotIn(SECRET_VALUE, json.dumps(
                 event.resource_properties))
+
+    def test_stack_preview_shows_no_value(self):
+        rsrc = self._secret({'string_data': {'pw': {'get_param': 'pw'}},
+                             'data': {'raw': 'aHVudGVyMg=='}})
+        shown = json.dumps(api.format_stack_preview(rsrc.stack),
+                           default=str)
+        self.assertNotIn(SECRET_VALUE, shown)
+        self.assertNotIn('aHVudGVyMg==', shown)
+        self.assertIn('<redacted:', shown)
+        # The resource itself still writes the real value.
+        self.assertEqual(SECRET_VALUE, rsrc.manifest(rsrc.properties)[
+            'stringData']['pw'])
 
     def test_the_manifest_still_carries_the_value(self):
         rsrc = self._secret({'string_data': {'pw': {'get_param': 'pw'}}})
