@@ -410,17 +410,24 @@ RULES = {
     'Secret': exists,
 }
 
-# What each rule reads from `related` (the resource layer fetches these).
-RELATED = {kind: frozenset() for kind in RULES}
-RELATED.update({
+# What each rule reads from `related` (the resource layer fetches these):
+# DECIDES can change the verdict's state, so it is fetched on every poll;
+# EXPLAINS only says why an object is not ready (pods of a workload), so
+# it is fetched for a failure or a timeout message, not on every poll.
+DECIDES = {kind: frozenset() for kind in RULES}
+DECIDES.update({
+    'Service': frozenset({'endpointslices'}),
+    'PersistentVolumeClaim': frozenset({'storageclass'}),
+})
+EXPLAINS = {kind: frozenset() for kind in RULES}
+EXPLAINS.update({
     'Job': frozenset({'pods'}),
     'Deployment': frozenset({'pods'}),
     'ReplicaSet': frozenset({'pods'}),
     'StatefulSet': frozenset({'pods'}),
     'DaemonSet': frozenset({'pods'}),
-    'Service': frozenset({'endpointslices'}),
-    'PersistentVolumeClaim': frozenset({'storageclass'}),
 })
+RELATED = {kind: DECIDES[kind] | EXPLAINS[kind] for kind in RULES}
 
 
 def evaluate(obj, related=None):

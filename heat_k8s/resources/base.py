@@ -54,6 +54,7 @@ CONF.import_opt('auth_encryption_key', 'heat.common.crypt')
 RESOURCE_UUID = 'heat.openstack.org/resource-uuid'
 FINGERPRINT_PREFIX = '<redacted:'
 STOP_MARGIN = 10   # seconds kept before the stack timeout for our message
+POLL_LATENESS = 0.25  # next poll after this fraction of the time waited
 TRANSIENT = (0, 429, 500, 502, 503, 504)
 
 # Suspend strategies
@@ -406,7 +407,7 @@ class KubernetesResource(resource.Resource):
         if existing is not None:
             state['gone_uid'] = self._claim(existing)
         if not state.get('gone_uid'):
-            self._apply(manifest)
+            state['live'] = self._apply(manifest)
         return state
 
     def check_create_complete(self, state):
@@ -415,7 +416,7 @@ class KubernetesResource(resource.Resource):
             if not self._gone(manifest, state['gone_uid'], state):
                 return False
             state['gone_uid'] = None
-            self._apply(manifest)
+            state['live'] = self._apply(manifest)
         return self._check_ready(state)
 
     def _claim(self, existing):
@@ -499,7 +500,7 @@ class KubernetesResource(resource.Resource):
             return state
         manifest = self.manifest(props)
         try:
-            self._apply(manifest)
+            state['live'] = self._apply(manifest)
         except kube_mod.ApiError as exc:
             if exc.status == 422 and immutable.is_immutable_error(
                     exc.status_body):
@@ -758,24 +759,36 @@ class KubernetesResource(resource.Resource):
         # props: during an update self.properties are still the old ones.
         return {'wait': props[WAIT], 'props': props,
                 'deadline': time.time() + max(deadline, 1),
-                'timeout': props[TIMEOUT], 'polls': 0}
+                'timeout': props[TIMEOUT], 'started': time.time()}
 
     @staticmethod
     def _delay(state):
-        """Back off 1, 1, 2, 3, 5... seconds, never far past the deadline."""
-        state['polls'] += 1
+        """Poll again after a quarter of the time waited so far (at least
+        one second): readiness is noticed at most ~25% late."""
+        now = time.time()
         backoff = min(CONF.kubernetes.poll_interval_max,
-                      int(1.5 ** state['polls']),
-                      int(state['deadline'] - time.time()) + 1)
+                      int((now - state['started']) * POLL_LATENESS),
+                      int(state['deadline'] - now) + 1)
         return resource.PollDelay(max(1, backoff))
 
     def _expired(self, state):
         return time.time() > state['deadline']
 
-    def verdict(self, kube, obj, props):
-        """Readiness of a live object (generic resources add wait_for)."""
-        related = kube.related(obj, readiness.RELATED.get(obj['kind'], ()))
-        return readiness.evaluate(obj, related)
+    def verdict(self, kube, obj, props, explain=True):
+        """Readiness of a live object (generic resources add wait_for).
+
+        Objects that only explain a verdict (a workload's pods) are fetched
+        for a failure, or when explain is true for a verdict not READY.
+        """
+        kind = obj['kind']
+        deciding = readiness.DECIDES.get(kind, frozenset())
+        result = readiness.evaluate(obj, kube.related(obj, deciding))
+        explaining = readiness.EXPLAINS.get(kind, frozenset())
+        if explaining and (result.state == readiness.FAILED or (
+                explain and result.state != readiness.READY)):
+            result = readiness.evaluate(
+                obj, kube.related(obj, deciding | explaining))
+        return result
 
     def _check_ready(self, state):
         if not state['wait']:
@@ -783,11 +796,13 @@ class KubernetesResource(resource.Resource):
         props = state['props']
         manifest = self.manifest(props, owned=False, content=False)
         try:
-            obj = self._get(manifest)
+            # The first poll reads the object the apply just returned.
+            obj = state.pop('live', None) or self._get(manifest)
             if obj is None:
                 raise exception.Error('%s was deleted while Heat waited for '
                                       'it' % self.describe())
-            verdict = self.verdict(self._kube(), obj, props)
+            verdict = self.verdict(self._kube(), obj, props,
+                                   explain=self._expired(state))
         except kube_mod.ApiError as exc:
             if exc.status not in TRANSIENT or self._expired(state):
                 raise

@@ -123,7 +123,7 @@ class Resource(base.KubernetesResource):
         if self.namespaced(props, discover=False) is not None:
             super().validate_body(props)  # a schema exists for built-ins
 
-    def verdict(self, kube, obj, props):
+    def verdict(self, kube, obj, props, explain=True):
         if props[WAIT_FOR]:
             return readiness.wait_for(obj, props[WAIT_FOR])
-        return super().verdict(kube, obj, props)
+        return super().verdict(kube, obj, props, explain)

@@ -595,6 +595,26 @@ class EvaluateTest(unittest.TestCase):
                          readiness.RELATED['PersistentVolumeClaim'])
         self.assertEqual(frozenset(), readiness.RELATED['ConfigMap'])
 
+    def test_explaining_objects_never_change_the_state(self):
+        # The resource layer fetches EXPLAINS only for failures and
+        # timeouts: a workload's pods may add detail, never decide.
+        pods = [load(name) for name in (
+            'pod_crashloop', 'pod_imagepull', 'pod_config_error',
+            'pod_failed', 'pod_unschedulable', 'pod_ready')]
+        fixtures = ('daemonset_ready', 'deployment_deadline',
+                    'deployment_ready', 'deployment_rolling',
+                    'job_complete', 'job_failed', 'job_running',
+                    'replicaset_ready', 'statefulset_ready')
+        for name in fixtures:
+            obj = load(name)
+            self.assertTrue(readiness.EXPLAINS[obj['kind']], name)
+            self.assertFalse(readiness.DECIDES[obj['kind']], name)
+            for related in ([], pods, pods[:1]):
+                self.assertEqual(
+                    readiness.evaluate(obj).state,
+                    readiness.evaluate(obj, {'pods': related}).state,
+                    name)
+
     def test_missing_object_fails(self):
         self.assertEqual(FAILED, readiness.evaluate(None).state)
 
