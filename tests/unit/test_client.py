@@ -21,8 +21,12 @@ from tests.unit import heat_harness  # first: sets up Heat
 
 import os
 import tempfile
+import types
 
+from heat.common import exception
+from heat.engine.clients.os import magnum
 from heat.tests import utils
+from magnumclient import exceptions as magnum_exc
 from kubernetes.client import exceptions as k8s_exceptions
 from oslo_config import cfg
 
@@ -113,6 +117,38 @@ class ClientPluginTest(heat_harness.KubernetesTestCase):
         self.assertEqual('/etc/edge.pem', edge.api.configuration.ssl_ca_cert)
         self.assertIs(edge, self.plugin.kube('edge'))
         self.assertIsNot(edge, self.plugin.kube())
+
+    def _stand_in_magnum(self, clusters):
+        """Magnum cannot run here: a stand-in for python-magnumclient."""
+        certificates = {c.uuid: types.SimpleNamespace(pem='PEM of ' + name)
+                        for name, c in clusters.items()}
+
+        def get_cluster(ident):
+            if ident not in clusters:
+                raise magnum_exc.NotFound()
+            return clusters[ident]
+        fake = types.SimpleNamespace(
+            clusters=types.SimpleNamespace(get=get_cluster),
+            certificates=types.SimpleNamespace(get=certificates.__getitem__))
+        self.patchobject(magnum.MagnumClientPlugin, '_create',
+                         return_value=fake)
+
+    def test_magnum_cluster_endpoint_and_ca(self):
+        cluster = types.SimpleNamespace
+        self._stand_in_magnum({
+            'prod': cluster(uuid='u1', status='CREATE_COMPLETE',
+                            api_address='https://10.2.0.7:6443'),
+            'new': cluster(uuid='u2', status='CREATE_IN_PROGRESS',
+                           api_address=None)})
+        prod = self.plugin.kube('prod').api.configuration
+        self.assertEqual('https://10.2.0.7:6443', prod.host)
+        self.assertEqual('PEM of prod', prod.ca_cert_data)
+        self.assertTrue(prod.verify_ssl)
+        error = self.assertRaises(exception.Error, self.plugin.kube, 'new')
+        self.assertIn('no API address yet (status CREATE_IN_PROGRESS)',
+                      str(error))
+        self.assertRaises(exception.EntityNotFound, self.plugin.kube,
+                          'missing')
 
     def test_empty_cluster_name_is_the_default_cluster(self):
         cfg.CONF.set_override('api_url', 'https://127.0.0.1:6443',
