@@ -852,3 +852,13 @@ def attributes_schema(extra=None):
     table = dict(COMMON_ATTRIBUTES, **(extra or {}))
     return {name: attributes.Schema(attr.description, type=attr.type)
             for name, attr in table.items()}
+
+
+class ScaledWorkload(KubernetesResource):
+    """Base of workloads with spec.replicas: suspend scales them to zero."""
+
+    body_properties = {'spec': 'spec'}
+    suspend_strategy = SCALE
+    extra_attributes = {'ready_replicas': READY_REPLICAS}
+    properties_schema = dict(common_properties(), spec=spec_property())
+    attributes_schema = attributes_schema(extra_attributes)

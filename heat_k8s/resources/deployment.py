@@ -17,14 +17,8 @@
 from heat_k8s.resources import base
 
 
-class Deployment(base.KubernetesResource):
+class Deployment(base.ScaledWorkload):
     """A Kubernetes Deployment: ready when rolled out (replicas updated,
     ready and available). A failed rollout fails the update."""
 
     kind = 'Deployment'
-    body_properties = {'spec': 'spec'}
-    suspend_strategy = base.SCALE
-    extra_attributes = {'ready_replicas': base.READY_REPLICAS}
-    properties_schema = dict(base.common_properties(),
-                             spec=base.spec_property())
-    attributes_schema = base.attributes_schema(extra_attributes)

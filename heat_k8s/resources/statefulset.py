@@ -17,14 +17,8 @@
 from heat_k8s.resources import base
 
 
-class StatefulSet(base.KubernetesResource):
+class StatefulSet(base.ScaledWorkload):
     """A Kubernetes StatefulSet: ready when rolled out (replicas updated,
     ready and available). A failed rollout fails the update."""
 
     kind = 'StatefulSet'
-    body_properties = {'spec': 'spec'}
-    suspend_strategy = base.SCALE
-    extra_attributes = {'ready_replicas': base.READY_REPLICAS}
-    properties_schema = dict(base.common_properties(),
-                             spec=base.spec_property())
-    attributes_schema = base.attributes_schema(extra_attributes)

@@ -22,7 +22,6 @@ import json
 import os
 import shlex
 import shutil
-import subprocess
 import tempfile
 
 import pytest
@@ -57,14 +56,8 @@ class LocalCloud(object):
         return os.path.join(self.state_dir, 'pki', 'ca.crt')
 
     def run(self, *argv, os_cloud='demo', check=True):
-        env = dict(self.env, OS_CLOUD=os_cloud)
-        result = subprocess.run(argv, env=env, capture_output=True,
-                                text=True, timeout=CLI_TIMEOUT)
-        if check and result.returncode:
-            raise AssertionError('%s failed (%d):\n%s%s' % (
-                ' '.join(argv), result.returncode, result.stdout,
-                result.stderr))
-        return result
+        return cloud.run(argv, check=check, timeout=CLI_TIMEOUT,
+                         env=dict(self.env, OS_CLOUD=os_cloud))
 
     def openstack(self, *args, os_cloud='demo'):
         """`openstack ... -f json` as `os_cloud`; the parsed answer."""

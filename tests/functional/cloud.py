@@ -22,15 +22,19 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(
 LOCALCLOUD = os.path.join(REPO, 'tools', 'localcloud')
 
 
-def localcloud(state_dir, *args, check=True):
-    result = subprocess.run(
-        [LOCALCLOUD, '--state-dir', state_dir] + list(args),
-        capture_output=True, text=True)
+def run(argv, check=True, **kwargs):
+    """Run a command; with check, a failure shows its output."""
+    result = subprocess.run(argv, capture_output=True, text=True, **kwargs)
     if check and result.returncode:
-        raise AssertionError('localcloud %s failed (%d):\n%s%s' % (
-            ' '.join(args), result.returncode, result.stdout,
+        raise AssertionError('%s failed (%d):\n%s%s' % (
+            ' '.join(argv), result.returncode, result.stdout,
             result.stderr))
     return result
+
+
+def localcloud(state_dir, *args, check=True):
+    return run([LOCALCLOUD, '--state-dir', state_dir] + list(args),
+               check=check)
 
 
 def cloud_info(state_dir):
