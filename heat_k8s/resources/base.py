@@ -44,15 +44,14 @@ from heat_k8s import projection
 from heat_k8s import readiness
 from heat_k8s import redaction
 from heat_k8s import schema
+from heat_k8s.resources import sensitive
 
 LOG = logging.getLogger(__name__)
 CONF = cfg.CONF
-CONF.import_opt('auth_encryption_key', 'heat.common.crypt')
 
 # Tells a crash-recovered object (same Heat resource) from one left by a
 # previous incarnation of the resource (a replacement with a fixed name).
 RESOURCE_UUID = 'heat.openstack.org/resource-uuid'
-FINGERPRINT_PREFIX = '<redacted:'
 STOP_MARGIN = 10   # seconds kept before the stack timeout for our message
 POLL_LATENESS = 0.25  # next poll after this fraction of the time waited
 TRANSIENT = (0, 429, 500, 502, 503, 504)
@@ -148,24 +147,12 @@ def spec_property(description='The spec of the object, as the Kubernetes '
                              required=True, update_allowed=True)
 
 
-def fingerprint(value):
-    """A keyed digest standing in for a secret value in Heat's database."""
-    if isinstance(value, str) and value.startswith(FINGERPRINT_PREFIX):
-        return value
-    digest = checksum.content({'v': value}, key=CONF.auth_encryption_key)
-    return '%s%s>' % (FINGERPRINT_PREFIX, digest[:16])
-
-
-def _is_fingerprint(value):
-    return isinstance(value, str) and value.startswith(FINGERPRINT_PREFIX)
-
-
 def _merge_rendered(manifest, rendered):
     for key, entries in rendered.items():
         manifest[key] = dict(manifest.get(key) or {}, **entries)
 
 
-class KubernetesResource(resource.Resource):
+class KubernetesResource(sensitive.Fingerprinted, resource.Resource):
     """Base of OS::Kubernetes::* resources."""
 
     # --- what a kind module declares ---
@@ -302,43 +289,12 @@ class KubernetesResource(resource.Resource):
     def _check_writable(self, manifest):
         keys = [self.body_properties[p] for p in self.sensitive_properties
                 if p in self.body_properties]
-        if any(_is_fingerprint(value) for key in keys
+        if any(sensitive.is_fingerprint(value) for key in keys
                for value in (manifest.get(key) or {}).values()):
             raise exception.Error(
                 '%s: Heat does not store the values of %s, so it cannot '
                 'write them from stored state; update the stack instead' % (
                     self.name, ', '.join(self.sensitive_properties)))
-
-    def _fingerprinted(self, props):
-        if not self.sensitive_properties:
-            return props
-        data = dict((key, props[key]) for key in props)
-        for prop in self.sensitive_properties:
-            if data.get(prop):
-                data[prop] = {k: fingerprint(v)
-                              for k, v in data[prop].items()}
-        return _PlainProperties(data)
-
-    def preview(self):
-        # `stack create --dry-run` shows resolved properties: a copy whose
-        # secret values are fingerprints stands in for this resource.
-        if not self.sensitive_properties:
-            return self
-        shown = object.__new__(type(self))  # Resource.__new__ wants a stack
-        shown.__dict__.update(self.__dict__)
-        shown.properties = self._fingerprinted(self.properties)
-        return shown
-
-    def _update_stored_properties(self):
-        # Heat stores resolved properties and shows them in events; secret
-        # values are replaced by fingerprints before they are stored.
-        super()._update_stored_properties()
-        stored = self._stored_properties_data
-        if stored and self.sensitive_properties:
-            for prop in self.sensitive_properties:
-                if stored.get(prop):
-                    stored[prop] = {k: fingerprint(v)
-                                    for k, v in stored[prop].items()}
 
     # --- validation -------------------------------------------------------
 
@@ -382,10 +338,9 @@ class KubernetesResource(resource.Resource):
 
     def validate_body(self, props):
         """Check the manifest against the kind's OpenAPI schema."""
-        manifest = self.manifest(
-            _PlainProperties(dict(props, **{NAME: props[NAME] or 'x',
-                                            NAMESPACE: 'x'})),
-            owned=False, content=False)
+        stand_in = dict(props, **{NAME: props[NAME] or 'x', NAMESPACE: 'x'})
+        manifest = self.manifest(sensitive.PlainProperties(stand_in),
+                                 owned=False, content=False)
         errors = schema.validate(manifest)
         if errors:
             top = errors[0][0].split('.')[0].split('[')[0]
@@ -838,13 +793,6 @@ class KubernetesResource(resource.Resource):
         if state['timeout']:
             return '%ss (timeout property)' % state['timeout']
         return 'the stack timeout'
-
-
-class _PlainProperties(dict):
-    """A dict standing in for a Properties object (validate, diffs)."""
-
-    def __getitem__(self, key):
-        return self.get(key)
 
 
 def attributes_schema(extra=None):

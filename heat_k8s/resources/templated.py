@@ -29,7 +29,7 @@ from heat.engine import properties
 
 from heat_k8s import redaction
 from heat_k8s import rendering
-from heat_k8s.resources import base
+from heat_k8s.resources import sensitive
 
 PROPERTIES = (TEMPLATES, VALUES, VALUE_OVERRIDES, INI_OVERRIDES) = (
     'templates', 'values', 'value_overrides', 'ini_overrides')
@@ -101,6 +101,69 @@ def _leaves(value):
     return [value]
 
 
+def render(props, sensitive):
+    """(files, None) or (None, RenderError) for rendering properties.
+
+    The error is returned, not raised, so that what Heat raises carries
+    no unredacted exception as its context.
+    """
+    try:
+        return rendering.render(
+            props[TEMPLATES],
+            rendering.merge_values(props[VALUES], props[VALUE_OVERRIDES]),
+            props[INI_OVERRIDES], sensitive=sensitive), None
+    except rendering.RenderError as exc:
+        return None, exc
+
+
+def error_message(error, props, secret_properties=()):
+    """A RenderError as text, the values of secret_properties redacted."""
+    if not secret_properties:
+        return str(error)
+    secrets = [leaf for prop in secret_properties
+               for leaf in _leaves(props[prop])]
+    return error.message(redaction.text(error.detail, secrets))
+
+
+def known(props):
+    """False when an input depends on another resource.
+
+    Until that resource exists (at `template validate`, and when Heat
+    validates a stack before creating or updating it), Heat resolves
+    get_attr to None (a whole map property to {}).
+    """
+    given = getattr(props, 'data', None)
+    if given is None:
+        return not any(_contains_none(props[prop]) for prop in RENDER_INPUTS
+                       if props[prop] is not None)
+    try:
+        return not any(any(True for _ in function.dependencies(
+            given.get(prop))) for prop in RENDER_INPUTS)
+    except Exception:
+        return False
+
+
+def input_error(props):
+    """(message, property) for malformed template inputs, else None."""
+    templates = props[TEMPLATES] or {}
+    for name, text in templates.items():
+        if text is not None and not isinstance(text, str):
+            return ('templates.%s: a template is text (e.g. {get_file: '
+                    '...}), not a %s' % (name, type(text).__name__),
+                    TEMPLATES)
+    for name, sections in (props[INI_OVERRIDES] or {}).items():
+        if name not in templates:
+            return ('ini_overrides: %r is not a key of templates' % name,
+                    INI_OVERRIDES)
+        sections = {} if sections is None else sections
+        if not isinstance(sections, dict) or not all(
+                options is None or isinstance(options, dict)
+                for options in sections.values()):
+            return ('ini_overrides.%s: give {section: {key: value}}' % name,
+                    INI_OVERRIDES)
+    return None
+
+
 class Templated(object):
     """Mixin for KubernetesResource kinds whose data may be rendered.
 
@@ -119,57 +182,16 @@ class Templated(object):
             return {}
         if comparable or self._stored_only(props):
             return {self.rendered_key: self._stand_ins(props)}
-        files, error = self._render(props)
+        files, error = render(props, bool(self.sensitive_properties))
         if error is not None:
             raise exception.Error('%s: %s' % (
-                error.source, self._render_message(error, props)))
+                error.source,
+                error_message(error, props, self.sensitive_properties)))
         return {self.rendered_key: files}
-
-    def _render(self, props):
-        """(files, None) or (None, RenderError).
-
-        The error is returned, not raised, so that what Heat raises
-        carries no unredacted exception as its context.
-        """
-        try:
-            return rendering.render(
-                props[TEMPLATES],
-                rendering.merge_values(props[VALUES],
-                                       props[VALUE_OVERRIDES]),
-                props[INI_OVERRIDES],
-                sensitive=bool(self.sensitive_properties)), None
-        except rendering.RenderError as exc:
-            return None, exc
-
-    def _render_message(self, exc, props):
-        if not self.sensitive_properties:
-            return str(exc)
-        secrets = [leaf for prop in self.sensitive_properties
-                   for leaf in _leaves(props[prop])]
-        return exc.message(redaction.text(exc.detail, secrets))
-
-    @staticmethod
-    def _known(props):
-        """False when an input depends on another resource.
-
-        Until that resource exists (at `template validate`, and when
-        Heat validates a stack before creating or updating it), Heat
-        resolves get_attr to None (a whole map property to {}).
-        """
-        given = getattr(props, 'data', None)
-        if given is None:
-            return not any(_contains_none(props[prop])
-                           for prop in RENDER_INPUTS
-                           if props[prop] is not None)
-        try:
-            return not any(any(True for _ in function.dependencies(
-                given.get(prop))) for prop in RENDER_INPUTS)
-        except Exception:
-            return False
 
     def _stored_only(self, props):
         """True when an input is a fingerprint: nothing can be rendered."""
-        return any(base._is_fingerprint(value)
+        return any(sensitive.is_fingerprint(value)
                    for prop in RENDER_INPUTS
                    if prop in self.sensitive_properties
                    for value in (props[prop] or {}).values())
@@ -178,14 +200,14 @@ class Templated(object):
         """A fingerprint of each file's inputs, in place of its content."""
         shared = {prop: props[prop] for prop in (VALUES, VALUE_OVERRIDES)}
         ini = props[INI_OVERRIDES] or {}
-        return {name: base.fingerprint(dict(shared, template=text,
-                                            ini_overrides=ini.get(name)))
+        return {name: sensitive.fingerprint(dict(
+                    shared, template=text, ini_overrides=ini.get(name)))
                 for name, text in props[TEMPLATES].items()}
 
     def validate_body(self, props):
         super().validate_body(props)
         templates = props[TEMPLATES] or {}
-        for name, text in templates.items():
+        for name in templates:
             if not _KEY.match(name) or len(name) > _KEY_MAX:
                 raise self._invalid(
                     'templates: %r is not a valid key (letters, digits, '
@@ -197,25 +219,13 @@ class Templated(object):
                         'templates: %r is also a key of %s: a key is '
                         'either rendered or literal' % (name, prop),
                         TEMPLATES)
-            if text is not None and not isinstance(text, str):
-                raise self._invalid(
-                    'templates.%s: a template is text (e.g. {get_file: '
-                    '...}), not a %s' % (name, type(text).__name__),
-                    TEMPLATES)
-        for name, sections in (props[INI_OVERRIDES] or {}).items():
-            if name not in templates:
-                raise self._invalid('ini_overrides: %r is not a key of '
-                                    'templates' % name, INI_OVERRIDES)
-            sections = {} if sections is None else sections
-            if not isinstance(sections, dict) or not all(
-                    options is None or isinstance(options, dict)
-                    for options in sections.values()):
-                raise self._invalid(
-                    'ini_overrides.%s: give {section: {key: value}}' % name,
-                    INI_OVERRIDES)
-        if not templates or not self._known(props):
+        problem = input_error(props)
+        if problem:
+            raise self._invalid(*problem)
+        if not templates or not known(props):
             return   # a value known only once other resources exist
-        error = self._render(props)[1]
+        error = render(props, bool(self.sensitive_properties))[1]
         if error is not None:
-            raise self._invalid(self._render_message(error, props),
-                                error.source)
+            raise self._invalid(
+                error_message(error, props, self.sensitive_properties),
+                error.source)

@@ -27,6 +27,7 @@ from oslo_config import cfg
 from heat_k8s import labels
 from heat_k8s import naming
 from heat_k8s.resources import base
+from heat_k8s.resources import sensitive
 from tests.unit.heat_harness import deployment
 from tests.unit.heat_harness import template
 
@@ -258,13 +259,13 @@ class SecretHiddenTest(heat_harness.KubernetesTestCase):
             'stringData']['pw'])
 
     def test_fingerprints_are_stable_keyed_and_distinct(self):
-        first = base.fingerprint(SECRET_VALUE)
-        self.assertEqual(first, base.fingerprint(SECRET_VALUE))
-        self.assertEqual(first, base.fingerprint(first))
-        self.assertNotEqual(first, base.fingerprint('other'))
+        first = sensitive.fingerprint(SECRET_VALUE)
+        self.assertEqual(first, sensitive.fingerprint(SECRET_VALUE))
+        self.assertEqual(first, sensitive.fingerprint(first))
+        self.assertNotEqual(first, sensitive.fingerprint('other'))
         self.assertNotIn(SECRET_VALUE, first)
         cfg.CONF.set_override('auth_encryption_key', 'k' * 32)
-        self.assertNotEqual(first, base.fingerprint(SECRET_VALUE))
+        self.assertNotEqual(first, sensitive.fingerprint(SECRET_VALUE))
 
     def test_stored_fingerprints_are_never_written(self):
         rsrc = self._secret({'string_data': {'pw': {'get_param': 'pw'}}})

@@ -1,0 +1,89 @@
+# Copyright 2026 heat-k8s developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Properties whose values Heat must never store or show.
+
+Heat has no "sensitive property" flag: it stores resolved properties and
+shows them in events, `resource show` and stack preview. A resource that
+takes secret values stores keyed fingerprints in their place; they still
+change when a value does, so update diffs stay exact.
+"""
+
+from oslo_config import cfg
+
+from heat_k8s import checksum
+
+CONF = cfg.CONF
+CONF.import_opt('auth_encryption_key', 'heat.common.crypt')
+
+FINGERPRINT_PREFIX = '<redacted:'
+
+
+def fingerprint(value):
+    """A keyed digest standing in for a secret value in Heat's database."""
+    if is_fingerprint(value):
+        return value
+    digest = checksum.content({'v': value}, key=CONF.auth_encryption_key)
+    return '%s%s>' % (FINGERPRINT_PREFIX, digest[:16])
+
+
+def is_fingerprint(value):
+    return isinstance(value, str) and value.startswith(FINGERPRINT_PREFIX)
+
+
+class PlainProperties(dict):
+    """A dict standing in for a Properties object (validate, diffs)."""
+
+    def __getitem__(self, key):
+        return self.get(key)
+
+
+class Fingerprinted(object):
+    """Mixin for resources: sensitive_properties are stored fingerprinted.
+
+    Each listed property is a map; its values (not its keys) are replaced.
+    """
+
+    sensitive_properties = ()
+
+    def _fingerprinted(self, props):
+        if not self.sensitive_properties:
+            return props
+        data = dict((key, props[key]) for key in props)
+        for prop in self.sensitive_properties:
+            if data.get(prop):
+                data[prop] = {k: fingerprint(v)
+                              for k, v in data[prop].items()}
+        return PlainProperties(data)
+
+    def preview(self):
+        # `stack create --dry-run` shows resolved properties: a copy whose
+        # secret values are fingerprints stands in for this resource.
+        if not self.sensitive_properties:
+            return self
+        shown = object.__new__(type(self))  # Resource.__new__ wants a stack
+        shown.__dict__.update(self.__dict__)
+        shown.properties = self._fingerprinted(self.properties)
+        return shown
+
+    def _update_stored_properties(self):
+        # Heat stores resolved properties and shows them in events; secret
+        # values are replaced by fingerprints before they are stored.
+        super()._update_stored_properties()
+        stored = self._stored_properties_data
+        if stored and self.sensitive_properties:
+            for prop in self.sensitive_properties:
+                if stored.get(prop):
+                    stored[prop] = {k: fingerprint(v)
+                                    for k, v in stored[prop].items()}
