@@ -12,12 +12,14 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""The OS::Kubernetes::* resource types, for Heat's plugin loader."""
+"""The OS::Kubernetes::* resource types (and OS::HeatK8s::RenderedFiles),
+for Heat's plugin loader."""
 
 from heat_k8s.resources import configmap
 from heat_k8s.resources import cronjob
 from heat_k8s.resources import daemonset
 from heat_k8s.resources import deployment
+from heat_k8s.resources import files
 from heat_k8s.resources import generic
 from heat_k8s.resources import job
 from heat_k8s.resources import namespace
@@ -27,7 +29,7 @@ from heat_k8s.resources import secret
 from heat_k8s.resources import service
 from heat_k8s.resources import statefulset
 
-RESOURCE_TYPES = {
+KUBERNETES_TYPES = {
     'OS::Kubernetes::Namespace': namespace.Namespace,
     'OS::Kubernetes::ConfigMap': configmap.ConfigMap,
     'OS::Kubernetes::Secret': secret.Secret,
@@ -41,6 +43,11 @@ RESOURCE_TYPES = {
     'OS::Kubernetes::PersistentVolumeClaim': pvc.PersistentVolumeClaim,
     'OS::Kubernetes::Resource': generic.Resource,
 }
+
+RESOURCE_TYPES = dict(
+    KUBERNETES_TYPES,
+    # Not a Kubernetes object: files for backends without a ConfigMap.
+    **{'OS::HeatK8s::RenderedFiles': files.RenderedFiles})
 
 
 def available_resource_mapping():

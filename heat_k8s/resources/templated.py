@@ -40,7 +40,13 @@ _KEY = re.compile(r'^[-._a-zA-Z0-9]+$')
 _KEY_MAX = 253
 
 
-def properties_schema(target):
+OBJECT_NOTES = (
+    'A key may not also be a key of the literal data. With immutable true, '
+    'a change to a rendered file (through any of templates, values, '
+    'value_overrides, ini_overrides) replaces the object.')
+
+
+def properties_schema(target, notes=OBJECT_NOTES, required=False):
     """The rendering properties; target says where the files go."""
     return {
         TEMPLATES: properties.Schema(
@@ -51,12 +57,9 @@ def properties_schema(target):
             'variable is an error. Templates run in a sandbox: no file '
             'access (no include, import or extends), bounded output size '
             'and work. As in Ansible, a newline after a block tag is '
-            'removed. A key may not also be a key of the literal data. '
-            'Errors name the file and line, at template validate when all '
-            'inputs are known. With immutable true, a change to a rendered '
-            'file (through any of templates, values, value_overrides, '
-            'ini_overrides) replaces the object.' % target,
-            update_allowed=True),
+            'removed. Errors name the file and line, at template validate '
+            'when all inputs are known. %s' % (target, notes),
+            required=required, update_allowed=True),
         VALUES: properties.Schema(
             properties.Schema.MAP,
             'Template variables (the defaults): name to value; values may '

@@ -128,7 +128,8 @@ class ReferenceTest(unittest.TestCase):
         for type_name, resource_class in self.mapping.items():
             props, _ = self.schemata(resource_class)
             entries = _entries(self.section(type_name), 'Properties')
-            for prop, key in resource_class.body_properties.items():
+            body = getattr(resource_class, 'body_properties', {})
+            for prop, key in body.items():
                 if not props[prop].update_allowed:
                     continue  # any change replaces: no field list needed
                 update = _field(entries[prop], 'Update')

@@ -25,6 +25,7 @@ from heat.engine import resources
 
 from heat_k8s import plugin
 from heat_k8s.resources import available_resource_mapping
+from heat_k8s.resources import KUBERNETES_TYPES
 
 KINDS_WITH_SPEC = ('Pod', 'Job', 'CronJob', 'Deployment', 'StatefulSet',
                    'DaemonSet', 'Service', 'PersistentVolumeClaim')
@@ -45,7 +46,7 @@ class ResourceTypesTest(heat_harness.KubernetesTestCase):
             self.assertTrue(schema['spec'].update_allowed, kind)
 
     def test_identity_properties_replace_and_others_update(self):
-        for name, cls in available_resource_mapping().items():
+        for name, cls in KUBERNETES_TYPES.items():
             schema = cls.properties_schema
             for prop in ('name', 'namespace', 'cluster'):
                 if prop in schema:
@@ -59,7 +60,7 @@ class ResourceTypesTest(heat_harness.KubernetesTestCase):
         self.assertNotIn('namespace', cls.properties_schema)
 
     def test_every_type_has_the_common_attributes(self):
-        for name, cls in available_resource_mapping().items():
+        for name, cls in KUBERNETES_TYPES.items():
             for attr in ('name', 'namespace', 'uid', 'status'):
                 self.assertIn(attr, cls.attributes_schema, name)
 

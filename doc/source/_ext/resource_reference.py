@@ -39,13 +39,16 @@ INTRO = """\
    doc/source/_ext/resource_reference.py; do not edit it.
 
 Every ``OS::Kubernetes::*`` resource type with its properties and
-attributes, generated from the schemas heat-engine loads.
+attributes, generated from the schemas heat-engine loads, and
+``OS::HeatK8s::RenderedFiles``, which renders configuration files for the
+backends that have no ConfigMap to render into.
 
 *Update* says what a change to a property does in a stack update:
 
 in place
     The object is changed with server-side apply and the update waits
-    for it to be ready again (a rollout, for workloads).
+    for it to be ready again (a rollout, for workloads). Rendered files
+    are rendered again.
 replaces the object
     Heat creates a new object and deletes the old one (with a fixed
     ``name``, the old one is deleted first). Fields Kubernetes cannot
@@ -54,6 +57,10 @@ replaces the object
 not updatable
     A stack update that changes the property fails.
 """
+
+SENSITIVE_NOTE = ('the value is written to Kubernetes only; Heat stores a '
+                  'keyed fingerprint in its place, and no attribute, event '
+                  'or log message shows it.')
 
 # Characters that start inline markup in reStructuredText.
 _MARKUP = re.compile(r'([\\*`|_])')
@@ -222,9 +229,8 @@ def property_lines(cls, name, schema, sensitive=False, update=True):
     if update:
         body.append(':Update: %s' % update_behaviour(cls, name, schema))
     if sensitive:
-        body.append(':Sensitive: the value is written to Kubernetes only; '
-                    'Heat stores a keyed fingerprint in its place, and no '
-                    'attribute, event or log message shows it.')
+        body.append(':Sensitive: %s' % getattr(cls, 'sensitive_note',
+                                               SENSITIVE_NOTE))
     elif schema.default is not None:
         body.append(':Default: %s' % literal(schema.default))
     for constraint in schema.constraints or ():

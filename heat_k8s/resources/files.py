@@ -1,0 +1,123 @@
+# Copyright 2026 heat-k8s developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""OS::HeatK8s::RenderedFiles: Jinja2 files where no ConfigMap renders them.
+
+The docker backends of the service templates have no ConfigMap or Secret
+to render into, so Heat renders the files itself, with the same sandbox,
+merge order and errors as OS::Kubernetes::ConfigMap and Secret.
+"""
+
+from heat.common import exception
+from heat.engine import attributes
+from heat.engine import resource
+from oslo_config import cfg
+
+from heat_k8s import checksum
+from heat_k8s.resources import sensitive
+from heat_k8s.resources import templated
+
+ATTRIBUTES = (FILES, CHECKSUM, NAMES) = ('files', 'checksum', 'names')
+
+
+class RenderedFiles(sensitive.Fingerprinted, resource.Resource):
+    """Files rendered from Jinja2 templates, given as an attribute.
+
+    For backends without a Kubernetes ConfigMap or Secret to render into,
+    such as the docker backends of the service templates: the same
+    templates, values, value_overrides and ini_overrides, the same
+    sandbox and merge order, and errors naming the file and line (at
+    template validate when every input is known). The content is treated
+    as secret, since rendered configuration usually holds passwords: Heat
+    stores fingerprints of the variables, `resource show` lists only the
+    file names and the checksum, and errors quote no value. The files
+    attribute hands the content to the resources that write the files.
+    """
+
+    sensitive_properties = (templated.VALUES, templated.VALUE_OVERRIDES,
+                            templated.INI_OVERRIDES)
+    sensitive_note = ('Heat stores a keyed fingerprint in place of each '
+                      'value, and no event or error message shows it.')
+
+    properties_schema = templated.properties_schema(
+        'the files attribute', notes='A file name is any text (a path, '
+        'for the docker backends).', required=True)
+
+    attributes_schema = {
+        FILES: attributes.Schema(
+            'File name to rendered content. Secret: pass it only to what '
+            'writes the files; resource show does not list it.',
+            type=attributes.Schema.MAP,
+            cache_mode=attributes.Schema.CACHE_NONE),
+        CHECKSUM: attributes.Schema(
+            'Keyed SHA-256 of the rendered files: it changes with the '
+            'content and reveals nothing of it.',
+            type=attributes.Schema.STRING),
+        NAMES: attributes.Schema('Names of the rendered files, sorted.',
+                                 type=attributes.Schema.LIST),
+    }
+
+    def validate(self):
+        result = super().validate()
+        problem = templated.input_error(self.properties)
+        if problem:
+            raise self._invalid(*problem)
+        if templated.known(self.properties):
+            error = templated.render(self.properties, sensitive=True)[1]
+            if error is not None:
+                raise self._invalid(self._message(error, self.properties),
+                                    error.source)
+        return result
+
+    def handle_create(self):
+        self._record(self._render(self.properties))
+
+    def handle_update(self, json_snippet, tmpl_diff, prop_diff):
+        props = json_snippet.properties(self.properties_schema, self.context)
+        self._record(self._render(props))
+
+    def _resolve_attribute(self, name):
+        if name == FILES:
+            return self._render(self.properties)
+        if name == CHECKSUM:
+            return self.data().get(CHECKSUM)
+        if name == NAMES:
+            return sorted(self.properties[templated.TEMPLATES] or {})
+
+    def _show_resource(self):
+        # What `resource show` lists instead of every attribute.
+        return {CHECKSUM: self.FnGetAtt(CHECKSUM),
+                NAMES: self.FnGetAtt(NAMES)}
+
+    def _record(self, files):
+        self.data_set(CHECKSUM, checksum.content(
+            files, key=cfg.CONF.auth_encryption_key))
+        self.resource_id_set(self.physical_resource_name())
+
+    def _render(self, props):
+        files, error = templated.render(props, sensitive=True)
+        if error is not None:
+            raise exception.Error('%s: %s' % (error.source,
+                                              self._message(error, props)))
+        return files
+
+    def _message(self, error, props):
+        return templated.error_message(error, props,
+                                       self.sensitive_properties)
+
+    def _invalid(self, message, prop):
+        return exception.StackValidationFailed(
+            message=message, path=[self.stack.t.RESOURCES, self.name,
+                                   self.stack.t.get_section_name(
+                                       'Properties'), prop])
