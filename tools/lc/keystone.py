@@ -56,6 +56,10 @@ expiration = {expiration}
 key_repository = {dir}/fernet-keys
 max_active_keys = 3
 
+[fernet_receipts]
+# keystone-manage bootstrap checks this repository too (MFA receipts).
+key_repository = {dir}/fernet-keys
+
 [credential]
 key_repository = {dir}/credential-keys
 
@@ -123,10 +127,15 @@ class Keystone(object):
     def _bin(self, name):
         return os.path.join(self.venv, 'bin', name)
 
-    def _manage(self, *args):
-        subprocess.run([self._bin('keystone-manage'), '--config-file',
-                        self.conf] + list(args), check=True,
-                       capture_output=True)
+    def _manage(self, *args, env=None):
+        argv = [self._bin('keystone-manage'), '--config-file', self.conf]
+        result = subprocess.run(argv + list(args), capture_output=True,
+                                text=True, env=dict(os.environ, **(env or {})))
+        if result.returncode:
+            # The last lines say why; no secret is on the command line.
+            raise RuntimeError('keystone-manage %s failed (exit %d): %s' % (
+                args[0], result.returncode,
+                '\n'.join(result.stderr.strip().splitlines()[-5:])))
 
     def configure(self, db_url):
         os.makedirs(self.dir, exist_ok=True)
@@ -146,8 +155,9 @@ class Keystone(object):
         for repo in ('fernet-keys', 'credential-keys'):
             _key_repository(os.path.join(self.dir, repo))
         self._manage('db_sync')
+        # The password goes by environment, not on a command line that
+        # ps and error messages show.
         self._manage('bootstrap',
-                     '--bootstrap-password', self.password('admin'),
                      '--bootstrap-username', 'admin',
                      '--bootstrap-project-name', 'admin',
                      '--bootstrap-role-name', 'admin',
@@ -155,7 +165,8 @@ class Keystone(object):
                      '--bootstrap-region-id', REGION,
                      '--bootstrap-admin-url', self.auth_url,
                      '--bootstrap-public-url', self.auth_url,
-                     '--bootstrap-internal-url', self.auth_url)
+                     '--bootstrap-internal-url', self.auth_url,
+                     env={'OS_BOOTSTRAP_PASSWORD': self.password('admin')})
         open(stamp, 'w').close()
 
     def argv(self):
