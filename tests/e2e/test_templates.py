@@ -28,6 +28,7 @@ per backend:
   completion before the service, config files, and where secrets are.
 """
 
+import base64
 import json
 import os
 import re
@@ -46,6 +47,9 @@ BACKENDS = ('kubernetes', 'deployed-server-docker', 'nova-docker')
 ADMIN_PASSWORD = 'e2e-Admin-' + uuid.uuid4().hex[:12]
 STACK_TIMEOUT = 600
 DOCKER_HOST_ADDRESS = '192.0.2.10'
+KEYSTONE_CONF = '/var/lib/kolla/config_files/keystone.conf'
+KEYSTONE_CONF_KEY = 'file.var_lib_kolla_config_files_keystone.conf'
+WSGI_CONF = '/var/lib/kolla/config_files/wsgi-keystone.conf'
 NOVA_UNAVAILABLE = ('HEAT-E99001 Service nova is not available for resource '
                     'type OS::Nova::Server, reason: nova compute endpoint '
                     'is not in service catalog.')
@@ -304,6 +308,17 @@ def _app(info, service):
     return info['prefix'] + service
 
 
+def api_files(deployment):
+    """Names of the ConfigMap and Secret a Deployment's pods mount."""
+    volumes = deployment['spec']['template']['spec']['volumes']
+    return {'configmap': volumes[0]['configMap']['name'],
+            'secret': volumes[1]['secret']['secretName']}
+
+
+def secret_file(secret, key):
+    return base64.b64decode(secret['data'][key]).decode()
+
+
 def test_kubernetes_create(localcloud, kube_identity, kube):
     info = kube_identity
     assert info['created']['stack_status'] == 'CREATE_COMPLETE', (
@@ -330,10 +345,9 @@ def test_kubernetes_create(localcloud, kube_identity, kube):
     assert container['readinessProbe']['httpGet'] == {
         'path': '/v3', 'port': 5000, 'scheme': 'HTTP'}
     mounts = {m['mountPath']: m for m in container['volumeMounts']}
-    assert mounts['/var/lib/kolla/config_files/keystone.conf']['name'] == (
-        'config')
-    assert mounts['/var/lib/kolla/config_files/secrets.conf']['name'] == (
-        'secret-files')
+    assert mounts[WSGI_CONF]['name'] == 'config'
+    assert mounts[KEYSTONE_CONF]['name'] == 'secret-files'
+    assert mounts[KEYSTONE_CONF]['subPath'] == KEYSTONE_CONF_KEY
     annotations = api['spec']['template']['metadata']['annotations']
     assert set(annotations) == {'heat-k8s.io/config-checksum',
                                 'heat-k8s.io/secret-checksum'}
@@ -343,14 +357,25 @@ def test_kubernetes_create(localcloud, kube_identity, kube):
     assert len(pods) == 2
     assert {p['spec']['nodeName'] for p in pods} == {'controller-0'}
 
-    # keystone.conf, rendered by Heat, in an immutable ConfigMap.
+    # keystone.conf, rendered by the plugin from its Jinja2 template into
+    # the immutable Secret (it holds the database password); the other
+    # files in an immutable ConfigMap.
     config = kube.get('configmap', pod['volumes'][0]['configMap']['name'])
     assert config['immutable'] is True
-    conf = config['data']['var_lib_kolla_config_files_keystone.conf']
-    assert 'debug = false' in conf
-    assert 'memcache_servers = %s.%s.svc:11211' % (
+    assert set(config['data']) == {
+        'var_lib_kolla_config_files_wsgi-keystone.conf',
+        'var_lib_kolla_config_files_config.json'}
+    secret = kube.get('secret', pod['volumes'][1]['secret']['secretName'])
+    assert secret['immutable'] is True
+    conf = secret_file(secret, KEYSTONE_CONF_KEY)
+    assert 'debug = false\n' in conf
+    assert 'memcache_servers = %s.%s.svc:11211\n' % (
         _app(info, 'memcached'), kube.namespace) in conf
-    assert 'mysql+pymysql' not in conf
+    assert re.search(r'^connection = mysql\+pymysql://keystone:\w{32}@%s'
+                     r'\.%s\.svc:3306/keystone$' % (
+                         _app(info, 'mariadb'), kube.namespace),
+                     conf, re.M), conf
+    assert '{{' not in conf
 
     # MariaDB on a persistent volume (one writer: Recreate).
     [db] = kube.named('deployment', _app(info, 'mariadb'))
@@ -413,18 +438,26 @@ def test_kubernetes_secrets_stay_out_of_heat_outputs(localcloud,
 
 
 def test_kubernetes_reconfigure_rolls_the_api(localcloud, kube_identity,
-                                              kube):
+                                              kube, tmp_path):
+    """An override in an environment file is a rolling reconfiguration."""
     info = kube_identity
     app = _app(info, 'keystone')
     [api] = kube.named('deployment', app)
-    old_config = api['spec']['template']['spec']['volumes'][0][
-        'configMap']['name']
+    old_config = api_files(api)
     old_rs = {rs['metadata']['name'] for rs in kube.items(
         'replicaset', 'app.kubernetes.io/name=' + app)}
     [db_rs] = kube.named('replicaset', _app(info, 'mariadb'))
 
+    overrides = tmp_path / 'keystone-overrides.yaml'
+    overrides.write_text(
+        'parameter_defaults:\n'
+        '  KeystoneConfigOverrides:\n'
+        '    debug: true\n'
+        '    token: {expiration: 7200}\n'
+        '  KeystoneIniOverrides:\n'
+        '    DEFAULT: {max_param_size: 128}\n')
     localcloud.run('openstack', 'stack', 'update', '--existing',
-                   '--parameter', 'debug=true', info['stack'])
+                   '-e', str(overrides), info['stack'])
     shown = wait_stack(localcloud, info['stack'], 'UPDATE')
     assert shown['stack_status'] == 'UPDATE_COMPLETE', (
         failures(localcloud, info['stack']))
@@ -442,15 +475,19 @@ def test_kubernetes_reconfigure_rolls_the_api(localcloud, kube_identity,
     assert replicasets[new.pop()]['status']['readyReplicas'] == 2
     for name in old_rs:
         assert replicasets[name]['spec']['replicas'] == 0
-    # The configuration object was replaced, and the old one removed.
-    new_config = api['spec']['template']['spec']['volumes'][0][
-        'configMap']['name']
-    assert new_config != old_config
-    conf = kube.get('configmap', new_config)['data'][
-        'var_lib_kolla_config_files_keystone.conf']
-    assert 'debug = true' in conf
-    names = {c['metadata']['name'] for c in kube.items('configmap')}
-    assert old_config not in names
+    # The Secret keystone.conf is rendered into was replaced, and the old
+    # one removed; the ConfigMap did not change.
+    new_config = api_files(api)
+    assert new_config['configmap'] == old_config['configmap']
+    assert new_config['secret'] != old_config['secret']
+    conf = secret_file(kube.get('secret', new_config['secret']),
+                       KEYSTONE_CONF_KEY)
+    assert 'debug = true\n' in conf
+    # The override changed one key of [token]; the rest is the default.
+    assert '[token]\nprovider = fernet\nexpiration = 7200\n' in conf
+    assert 'use_stderr = true\nmax_param_size = 128\n' in conf
+    names = {c['metadata']['name'] for c in kube.items('secret')}
+    assert old_config['secret'] not in names
     # Nothing else rolled.
     assert [rs['metadata']['name'] for rs in kube.named(
         'replicaset', _app(info, 'mariadb'))] == [db_rs['metadata']['name']]
@@ -462,20 +499,21 @@ def test_kubernetes_failed_rollout_rolls_back(localcloud, kube_identity,
     info = kube_identity
     app = _app(info, 'keystone')
     [api] = kube.named('deployment', app)
-    config = api['spec']['template']['spec']['volumes'][0]['configMap'][
-        'name']
-    configs = {c['metadata']['name'] for c in kube.items('configmap')}
+    config = api_files(api)
+    configs = {kind: {c['metadata']['name'] for c in kube.items(kind)}
+               for kind in ('configmap', 'secret')}
     # The new pods crash-loop (kwok's simulation), and rollouts give up
-    # after 15 s without progress.
+    # after 15 s without progress. keystone.conf changes too (the
+    # overrides of the test above are dropped).
     crash = tmp_path / 'crash.yaml'
     crash.write_text(
         'parameter_defaults:\n'
+        '  KeystoneConfigOverrides: {}\n'
         '  KubernetesProgressDeadline: 15\n'
         '  KubernetesPodAnnotations:\n'
         '    sim.heat-k8s.io/waiting-reason: CrashLoopBackOff\n')
     localcloud.run('openstack', 'stack', 'update', '--existing',
-                   '-e', str(crash), '--parameter', 'debug=false',
-                   '--rollback', 'enabled', info['stack'])
+                   '-e', str(crash), '--rollback', 'enabled', info['stack'])
     deadline = time.monotonic() + STACK_TIMEOUT
     seen = set()
     while True:
@@ -495,8 +533,7 @@ def test_kubernetes_failed_rollout_rolls_back(localcloud, kube_identity,
 
     # The configuration before the update, and no pod asked to crash.
     [api] = kube.named('deployment', app)
-    assert api['spec']['template']['spec']['volumes'][0]['configMap'][
-        'name'] == config
+    assert api_files(api) == config
     assert api['status']['readyReplicas'] == 2
     for deployment in kube.items('deployment'):
         if deployment['metadata']['name'].startswith(info['stack']):
@@ -505,8 +542,8 @@ def test_kubernetes_failed_rollout_rolls_back(localcloud, kube_identity,
             assert 'sim.heat-k8s.io/waiting-reason' not in annotations
             assert deployment['spec']['progressDeadlineSeconds'] == 600
     # The configuration objects of the failed update are gone.
-    assert {c['metadata']['name'] for c in kube.items('configmap')} == (
-        configs)
+    assert {kind: {c['metadata']['name'] for c in kube.items(kind)}
+            for kind in ('configmap', 'secret')} == configs
 
 
 def test_kubernetes_delete_leaves_nothing(localcloud, kube_identity, kube):
@@ -628,23 +665,31 @@ def test_docker_published_configuration(docker_identity):
     assert ready['command'][0] == p + 'keystone'
     assert ready['command'][-1] == 'http://127.0.0.1:5000/v3'
 
-    # Config files: written by the files deployment, mounted read-only.
+    # Files: written by the files deployment, mounted read-only;
+    # keystone.conf, rendered by Heat (OS::HeatK8s::RenderedFiles), is a
+    # secret file (it holds the database password).
     base = '/var/lib/heat-k8s/%skeystone' % p
-    conf_path = '/var/lib/kolla/config_files/keystone.conf'
     for container in (bootstrap, service):
-        assert '%s/files%s:%s:ro' % (base, conf_path, conf_path) in (
+        assert '%s/secret-files%s:%s:ro' % (
+            base, KEYSTONE_CONF, KEYSTONE_CONF) in container['volumes']
+        assert '%s/files%s:%s:ro' % (base, WSGI_CONF, WSGI_CONF) in (
             container['volumes'])
         assert container['env_file'] == base + '/secrets.env'
         assert 'KOLLA_CONFIG_STRATEGY=COPY_ALWAYS' in container['environment']
     data = script_data(by_name[p + 'keystone-1-files'])
     assert data['dir'] == base
-    conf = data['config_files'][conf_path]
-    assert 'memcache_servers = %s:11211' % DOCKER_HOST_ADDRESS in conf
+    conf = data['secret_files'][KEYSTONE_CONF]
+    assert 'memcache_servers = %s:11211\n' % DOCKER_HOST_ADDRESS in conf
+    assert re.search(r'^connection = mysql\+pymysql://keystone:\w{32}@%s:'
+                     r'3306/keystone$' % re.escape(DOCKER_HOST_ADDRESS),
+                     conf, re.M), conf
     kolla = json.loads(
         data['config_files']['/var/lib/kolla/config_files/config.json'])
     assert kolla['command'] == '/usr/sbin/apache2 -DFOREGROUND'
+    assert set(data['config_files']) == {
+        WSGI_CONF, '/var/lib/kolla/config_files/config.json'}
     assert set(data['secret_files']) == {
-        '/var/lib/kolla/config_files/secrets.conf',
+        KEYSTONE_CONF,
         '/var/lib/kolla/config_files/fernet-keys/0',
         '/var/lib/kolla/config_files/fernet-keys/1'}
 
@@ -723,8 +768,7 @@ def test_docker_reconfigure_replaces_only_what_changed(localcloud,
         inputs = {i['name']: i['value'] for i in after[name]['inputs']}
         assert inputs['deploy_action'] == 'UPDATE'
     data = script_data(after[p + 'keystone-1-files'])
-    assert 'debug = true' in data['config_files'][
-        '/var/lib/kolla/config_files/keystone.conf']
+    assert 'debug = true\n' in data['secret_files'][KEYSTONE_CONF]
 
     def files_id(deployments):
         return [e for e in deployments[p + 'keystone-2-containers'][
@@ -765,8 +809,7 @@ def test_docker_disable_memcached(localcloud, tmp_path):
             for part in ('1-files', '2-containers'))
         data = script_data([d for d in deployments
                             if d['name'] == prefix + 'keystone-1-files'][0])
-        conf = data['config_files'][
-            '/var/lib/kolla/config_files/keystone.conf']
+        conf = data['secret_files'][KEYSTONE_CONF]
         assert '[cache]\nenabled = false\n' in conf
     finally:
         localcloud.run('openstack', 'stack', 'delete', '-y', '--wait', name,
