@@ -500,18 +500,23 @@ def test_kubernetes_failed_rollout_rolls_back(localcloud, kube_identity,
     app = _app(info, 'keystone')
     [api] = kube.named('deployment', app)
     config = api_files(api)
-    configs = {kind: {c['metadata']['name'] for c in kube.items(kind)}
-               for kind in ('configmap', 'secret')}
-    # The new pods crash-loop (kwok's simulation), and rollouts give up
-    # after 15 s without progress. keystone.conf changes too (the
-    # overrides of the test above are dropped).
+    conf = secret_file(kube.get('secret', config['secret']),
+                       KEYSTONE_CONF_KEY)
+    counts = {kind: len(kube.items(kind))
+              for kind in ('configmap', 'secret', 'deployment', 'job')}
+    # Keystone's new pods crash-loop (kwok's simulation), and rollouts
+    # give up after 15 s without progress. keystone.conf changes too (the
+    # overrides of the test above are dropped). One service fails: with
+    # several failing at different moments, Heat 27 may end the rollback
+    # in ROLLBACK_FAILED itself (README, Known limitations).
     crash = tmp_path / 'crash.yaml'
     crash.write_text(
         'parameter_defaults:\n'
         '  KeystoneConfigOverrides: {}\n'
         '  KubernetesProgressDeadline: 15\n'
-        '  KubernetesPodAnnotations:\n'
-        '    sim.heat-k8s.io/waiting-reason: CrashLoopBackOff\n')
+        '  KubernetesServicePodAnnotations:\n'
+        '    %s:\n'
+        '      sim.heat-k8s.io/waiting-reason: CrashLoopBackOff\n' % app)
     localcloud.run('openstack', 'stack', 'update', '--existing',
                    '-e', str(crash), '--rollback', 'enabled', info['stack'])
     deadline = time.monotonic() + STACK_TIMEOUT
@@ -531,9 +536,19 @@ def test_kubernetes_failed_rollout_rolls_back(localcloud, kube_identity,
                             info['stack'], '--nested-depth', '2').stdout
     assert 'rollout failed: ProgressDeadlineExceeded' in events
 
-    # The configuration before the update, and no pod asked to crash.
+    # The configuration before the update, and no pod asked to crash. The
+    # keystone nested stack had failed before the rollback reached it, so
+    # Heat updates it back to the previous template rather than rolling it
+    # back: the Secret is a new object (Heat does not reuse the one the
+    # failed update replaced) with the previous content, and the failed
+    # Deployment is replaced.
     [api] = kube.named('deployment', app)
-    assert api_files(api) == config
+    restored = api_files(api)
+    assert restored['configmap'] == config['configmap']
+    assert secret_file(kube.get('secret', restored['secret']),
+                       KEYSTONE_CONF_KEY) == conf
+    # (The overrides of the test above; the failed update dropped them.)
+    assert 'expiration = 7200\n' in conf
     assert api['status']['readyReplicas'] == 2
     for deployment in kube.items('deployment'):
         if deployment['metadata']['name'].startswith(info['stack']):
@@ -541,9 +556,10 @@ def test_kubernetes_failed_rollout_rolls_back(localcloud, kube_identity,
                 'annotations']
             assert 'sim.heat-k8s.io/waiting-reason' not in annotations
             assert deployment['spec']['progressDeadlineSeconds'] == 600
-    # The configuration objects of the failed update are gone.
-    assert {kind: {c['metadata']['name'] for c in kube.items(kind)}
-            for kind in ('configmap', 'secret')} == configs
+    # Nothing of the failed update is left behind.
+    assert {kind: len(kube.items(kind)) for kind in counts} == counts
+    assert [s['metadata']['name'] for s in kube.items(
+        'secret', 'app.kubernetes.io/name=' + app)] == [restored['secret']]
 
 
 def test_kubernetes_delete_leaves_nothing(localcloud, kube_identity, kube):
