@@ -82,6 +82,17 @@ def test_status_shows_every_component_running(localcloud):
     assert result.stdout.count('(ready)') == 3
 
 
+def test_up_again_keeps_the_running_cloud(localcloud):
+    # `localcloud demo` on a running cloud runs `up` first: it must find
+    # every component running (heat-engine registered long ago) and return.
+    before = cloud.pids(localcloud.state_dir)
+    result = cloud.localcloud(localcloud.state_dir, 'up', check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert 'local cloud ready' in result.stdout + result.stderr
+    assert cloud.pids(localcloud.state_dir) == before
+    assert all(cloud.alive(pid) for pid in before.values())
+
+
 def test_secrets_are_private(localcloud):
     for name in ('secrets.json', 'clouds.yaml', 'keystone/keystone.conf',
                  'heat/heat.conf'):

@@ -140,7 +140,8 @@ class OpenStack(object):
         self._step('k8s-keystone-auth serving', t0)
         self.rabbitmq.wait()
         self._step('rabbitmq ready', t0)
-        since = heat.utcnow()
+        # Engines already running (a second `up`) registered long ago.
+        since = None if self.heat.running()[heat.ENGINE] else heat.utcnow()
         self.heat.start()
         for tenant in TENANTS:
             self.keystone_auth.sync(tenant, tenant,

@@ -258,9 +258,11 @@ class Heat(object):
                        API, self.state_dir)
 
     def wait(self, db, admin_token, admin_project_id, since, timeout=120):
-        """Wait for this start's engine workers, then for the API to list
-        them (API -> RabbitMQ -> engine -> MariaDB and back)."""
-        self.wait_engines(db, since, timeout)
+        """Wait for this start's engine workers (since=None: engines that
+        were running already), then for the API to list them (API ->
+        RabbitMQ -> engine -> MariaDB and back)."""
+        if since is not None:
+            self.wait_engines(db, since, timeout)
         self.wait_api(timeout)
         procs.wait_for(
             lambda: len(self.engines(admin_token, admin_project_id, since))
