@@ -89,6 +89,16 @@ kubernetes_opts = [
         min=1,
         help='Longest interval in seconds between two readiness polls of '
              'one object; polls start at one second and back off.'),
+    cfg.IntOpt(
+        'watch_seconds',
+        default=5,
+        min=0,
+        help='While an object is not ready yet, watch it for up to this '
+             'many seconds at each poll, so that readiness is noticed as it '
+             'happens rather than at the next poll (kinds whose readiness '
+             'depends on other objects, such as Services, are polled). A '
+             'watch holds an engine thread, and a stack cancel waits for it '
+             'to end. 0 disables watching.'),
     cfg.StrOpt(
         'schema_version',
         help='Kubernetes minor version (e.g. "1.36") whose OpenAPI schema '

@@ -168,6 +168,13 @@ class Kube:
 
     def request(self, method, path, query=None, body=None,
                 content_type='application/json', secrets=()):
+        response = self._send(method, path, query, body, content_type,
+                              self.timeout)
+        text = self._checked_text(response, secrets)
+        return json.loads(text) if text else {}
+
+    def _send(self, method, path, query, body=None,
+              content_type='application/json', timeout=None):
         headers = {'Accept': 'application/json'}
         if body is not None:
             # The client serialises dict bodies as JSON for JSON and
@@ -177,8 +184,8 @@ class Kube:
             method, path, query_params=query or [], header_params=headers,
             body=body, auth_settings=['BearerToken'])
         try:
-            response = self.api.call_api(method, url, headers, body,
-                                         _request_timeout=self.timeout)
+            return self.api.call_api(method, url, headers, body,
+                                     _request_timeout=timeout)
         except k8s_exceptions.ApiException as exc:
             # Raised before any response, e.g. TLS failures: no body.
             raise ApiError(0, 'Unreachable',
@@ -188,12 +195,16 @@ class Kube:
             raise ApiError(0, 'Unreachable',
                            'Kubernetes API %s unreachable: %s' % (
                                self.endpoint, exc)) from None
+
+    @staticmethod
+    def _checked_text(response, secrets=()):
+        """The body of a response; ApiError with the Status if not 2xx."""
         data = response.read()
         text = data.decode('utf-8', 'replace') if data else ''
         if not 200 <= response.status <= 299:
             message, status = status_message(response.status, text, secrets)
             raise ApiError(response.status, response.reason, message, status)
-        return json.loads(text) if text else {}
+        return text
 
     # -- kinds -------------------------------------------------------------
 
@@ -302,6 +313,63 @@ class Kube:
             item.setdefault('apiVersion', api_version)
             item.setdefault('kind', kind)
         return items
+
+    def watch(self, obj, seconds):
+        """Yield `obj` each time it changes, for at most `seconds`.
+
+        One watch request on this object, from its resourceVersion: the
+        API server sends each change as it happens and ends the watch
+        after timeoutSeconds. Yields None when the object is deleted, then
+        stops. Stops quietly when the watch cannot go on (a version too
+        old to watch from, a dropped connection): the caller reads the
+        object again.
+        """
+        meta = obj['metadata']
+        path = self.path(obj['apiVersion'], obj['kind'],
+                         meta.get('namespace'))
+        query = [('watch', 'true'),
+                 ('fieldSelector', 'metadata.name=' + meta['name']),
+                 ('resourceVersion', meta['resourceVersion']),
+                 ('timeoutSeconds', str(max(1, int(seconds))))]
+        # Reads wait for the next change: allow the whole watch.
+        response = self._send('GET', path, query,
+                              timeout=(self.timeout, seconds + self.timeout))
+        if not 200 <= response.status <= 299:
+            LOG.info('Watch of %s %s refused: %s', obj['kind'], meta['name'],
+                     self._error_text(response))
+            return
+        stream, finished = response.response, False
+        try:
+            for line in stream:
+                event = json.loads(line) if line.strip() else {}
+                kind = event.get('type')
+                if kind == 'DELETED':
+                    yield None
+                    return
+                if kind in ('ADDED', 'MODIFIED'):
+                    item = event['object']
+                    item.setdefault('apiVersion', obj['apiVersion'])
+                    item.setdefault('kind', obj['kind'])
+                    yield item
+                elif kind == 'ERROR':  # e.g. 410 Expired
+                    return
+            finished = True
+        except (urllib3_exceptions.HTTPError, OSError, ValueError) as exc:
+            LOG.info('Watch of %s %s ended: %s', obj['kind'], meta['name'],
+                     exc)
+        finally:
+            # A connection with unread events cannot serve another request.
+            if finished:
+                stream.release_conn()
+            else:
+                stream.close()
+
+    def _error_text(self, response):
+        try:
+            self._checked_text(response)
+        except ApiError as exc:
+            return str(exc)
+        return ''
 
     # -- related objects ---------------------------------------------------
 

@@ -717,9 +717,12 @@ class KubernetesResource(sensitive.Fingerprinted, resource.Resource):
                 'timeout': props[TIMEOUT], 'started': time.time()}
 
     @staticmethod
-    def _delay(state):
+    def _delay(state, watched=False):
         """Poll again after a quarter of the time waited so far (at least
-        one second): readiness is noticed at most ~25% late."""
+        one second): readiness is noticed at most ~25% late. After a watch
+        the next poll (and watch) comes at once, a second later."""
+        if watched:
+            return resource.PollDelay(1)
         now = time.time()
         backoff = min(CONF.kubernetes.poll_interval_max,
                       int((now - state['started']) * POLL_LATENESS),
@@ -750,14 +753,23 @@ class KubernetesResource(sensitive.Fingerprinted, resource.Resource):
             return True
         props = state['props']
         manifest = self.manifest(props, owned=False, content=False)
+        watched = False
         try:
-            # The first poll reads the object the apply just returned.
-            obj = state.pop('live', None) or self._get(manifest)
+            # The first poll reads the object the apply just returned, a
+            # later one the last version a watch saw (watching on from it
+            # delivers what changed since); a timeout reads it afresh.
+            live = state.pop('live', None)
+            obj = (live if live is not None and not self._expired(state)
+                   else self._get(manifest))
             if obj is None:
-                raise exception.Error('%s was deleted while Heat waited for '
-                                      'it' % self.describe())
+                raise self._deleted_while_waiting()
             verdict = self.verdict(self._kube(), obj, props,
                                    explain=self._expired(state))
+            if verdict.state == readiness.PROGRESSING and self._watchable(
+                    obj, state):
+                obj, verdict = self._watch_verdict(obj, props, state,
+                                                   verdict)
+                watched = True
         except kube_mod.ApiError as exc:
             if exc.status not in TRANSIENT or self._expired(state):
                 raise
@@ -773,7 +785,41 @@ class KubernetesResource(sensitive.Fingerprinted, resource.Resource):
             raise exception.Error('%s not ready after %s: %s' % (
                 self.describe(), self._waited(state), readiness.explain(
                     verdict, self._events(obj))))
-        raise self._delay(state)
+        raise self._delay(state, watched)
+
+    def _watchable(self, obj, state):
+        """Whether to watch the object before the next poll: not when its
+        readiness is decided by other objects too (a Service's endpoints),
+        which its own watch would not show."""
+        return (CONF.kubernetes.watch_seconds > 0 and
+                state['deadline'] - time.time() >= 1 and
+                not readiness.DECIDES.get(obj['kind']))
+
+    def _watch(self, obj, state):
+        """The object's versions as it changes ([kubernetes] watch_seconds,
+        at most until the deadline); None if it is deleted."""
+        seconds = min(CONF.kubernetes.watch_seconds,
+                      state['deadline'] - time.time())
+        return self._kube().watch(obj, seconds)
+
+    def _watch_verdict(self, obj, props, state, verdict):
+        """(object, verdict) once it stops progressing or the watch ends."""
+        for changed in self._watch(obj, state):
+            if changed is None:
+                raise self._deleted_while_waiting()
+            obj = changed
+            verdict = self.verdict(self._kube(), obj, props, explain=False)
+            # The next watch can start from a version a watch delivered; a
+            # watch that delivered nothing may have been refused (a version
+            # too old), so the next poll reads the object again.
+            state['live'] = obj
+            if verdict.state != readiness.PROGRESSING:
+                break
+        return obj, verdict
+
+    def _deleted_while_waiting(self):
+        return exception.Error('%s was deleted while Heat waited for it'
+                               % self.describe())
 
     def _gone(self, manifest, uid, state):
         """True once the incarnation uid of the object no longer exists."""
@@ -786,7 +832,11 @@ class KubernetesResource(sensitive.Fingerprinted, resource.Resource):
                 self.describe(), self._waited(state),
                 '; finalizers holding it: ' + ', '.join(finalizers)
                 if finalizers else ''))
-        raise self._delay(state)
+        watched = self._watchable(obj, state)
+        if watched and any(changed is None
+                           for changed in self._watch(obj, state)):
+            return True
+        raise self._delay(state, watched)
 
     @staticmethod
     def _waited(state):
