@@ -143,13 +143,16 @@ class RenderedFilesTest(heat_harness.KubernetesTestCase):
         self.assertIn('resources.files.properties.ini_overrides', message)
         self.assertIn("'/other.conf' is not a key of templates", message)
 
-    def test_inputs_known_only_later_are_rendered_at_create(self):
-        tmpl = template({
+    def _chained(self, text):
+        """A stack whose 'files' renders text with names of 'other'."""
+        return self.parse(template({
             'other': rendered(templates={'a': 'x'}),
-            'files': rendered(templates={'b': '{{ names[0] }}'},
+            'files': rendered(templates={'b': text},
                               values={'names': {'get_attr': ['other',
-                                                             'names']}})})
-        stack = self.parse(tmpl)
+                                                             'names']}})}))
+
+    def test_inputs_known_only_later_are_rendered_at_create(self):
+        stack = self._chained('{{ names[0] }}')
         stack.validate()
         scheduler.TaskRunner(stack.create)()
         self.assertEqual((stack.CREATE, stack.COMPLETE), stack.state,
@@ -157,12 +160,7 @@ class RenderedFilesTest(heat_harness.KubernetesTestCase):
         self.assertEqual({'b': 'a'}, stack['files'].FnGetAtt('files'))
 
     def test_create_fails_with_the_render_error(self):
-        tmpl = template({
-            'other': rendered(templates={'a': 'x'}),
-            'files': rendered(templates={'b': '{{ names[5] }}'},
-                              values={'names': {'get_attr': ['other',
-                                                             'names']}})})
-        stack = self.parse(tmpl)
+        stack = self._chained('{{ names[5] }}')
         scheduler.TaskRunner(stack.create)()
         self.assertEqual((stack.CREATE, stack.FAILED), stack.state)
         self.assertIn('templates: b, line 1:', stack.status_reason)
