@@ -781,7 +781,9 @@ class KubernetesResource(sensitive.Fingerprinted, resource.Resource):
             raise exception.Error('%s failed: %s' % (
                 self.describe(), readiness.explain(verdict,
                                                    self._events(obj))))
-        if self._expired(state):
+        # A watch that ran into the deadline leaves the message to the next
+        # poll, which reads the object afresh with what explains it.
+        if self._expired(state) and not watched:
             raise exception.Error('%s not ready after %s: %s' % (
                 self.describe(), self._waited(state), readiness.explain(
                     verdict, self._events(obj))))

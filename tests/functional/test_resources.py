@@ -268,6 +268,21 @@ class FailureReasonTest(heat_cluster.ClusterTestCase):
         self.assertIn('ImagePullBackOff', reason)
         self.assertIn('Back-off pulling image', reason)
 
+    def test_deployment_timeout_names_its_pods_reasons(self):
+        # The wait watches the Deployment until the timeout; the message
+        # then comes from a fresh read with the pods that explain it.
+        spec = deployment_spec('slow', replicas=1, annotations={
+            SIM + 'waiting-reason': 'ImagePullBackOff',
+            SIM + 'message': 'Back-off pulling image'})
+        stack = self.create(hot({'web': {
+            'type': 'OS::Kubernetes::Deployment',
+            'properties': {'timeout': 8, 'spec': spec}}}))
+        self.assertState(stack, 'CREATE', 'FAILED')
+        reason = stack['web'].status_reason
+        self.assertIn('not ready after 8s (timeout property)', reason)
+        self.assertIn('ImagePullBackOff', reason)
+        self.assertIn('Back-off pulling image', reason)
+
     def test_api_rejection_names_field_and_leaves_nothing(self):
         stack = self.create(hot({'svc': {
             'type': 'OS::Kubernetes::Service', 'properties': {
