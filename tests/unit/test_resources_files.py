@@ -58,6 +58,13 @@ class RenderedFilesTest(heat_harness.KubernetesTestCase):
         return self.parse(template({'files': rendered(**files_props(**extra))},
                                    parameters=PARAMETERS), params)
 
+    def _invalid(self, **extra):
+        """The validation error of a stack of files_props(**extra)."""
+        return self.validation_error(
+            template({'files': rendered(**files_props(**extra))},
+                     parameters=PARAMETERS),
+            {'parameters': {'pw': SECRET_VALUE}})
+
     def _created(self, **kwargs):
         stack = self._stack(**kwargs)
         rsrc = stack['files']
@@ -118,28 +125,21 @@ class RenderedFilesTest(heat_harness.KubernetesTestCase):
         self.assertNotEqual(before, rsrc.FnGetAtt('checksum'))
 
     def test_errors_name_file_and_line_at_validate(self):
-        message = self.validation_error(
-            template({'files': rendered(**files_props(
-                templates={CONF_PATH: 'a\n{{ missing }}\n'}))},
-                parameters=PARAMETERS), {'parameters': {'pw': SECRET_VALUE}})
+        message = self._invalid(
+            templates={CONF_PATH: 'a\n{{ missing }}\n'})
         self.assertIn('resources.files.properties.templates', message)
         self.assertIn("%s, line 2: 'missing' is undefined" % CONF_PATH,
                       message)
 
     def test_errors_do_not_echo_values(self):
         # Jinja names a missing key: here the key is the secret.
-        message = self.validation_error(
-            template({'files': rendered(**files_props(
-                templates={CONF_PATH: '{{ db[db.password] }}'}))},
-                parameters=PARAMETERS), {'parameters': {'pw': SECRET_VALUE}})
+        message = self._invalid(templates={CONF_PATH: '{{ db[db.password] }}'})
         self.assertIn('<redacted>', message)
         self.assertNotIn(SECRET_VALUE, message)
 
     def test_malformed_inputs_are_validation_errors(self):
-        message = self.validation_error(
-            template({'files': rendered(**files_props(
-                ini_overrides={'/other.conf': {'DEFAULT': {'a': 1}}}))},
-                parameters=PARAMETERS), {'parameters': {'pw': SECRET_VALUE}})
+        message = self._invalid(
+            ini_overrides={'/other.conf': {'DEFAULT': {'a': 1}}})
         self.assertIn('resources.files.properties.ini_overrides', message)
         self.assertIn("'/other.conf' is not a key of templates", message)
 
