@@ -22,6 +22,7 @@ import time
 from lc import build
 from lc import cloud
 from lc import demo
+from lc import images
 from lc import kubernetes
 from lc import paths
 from lc import procs
@@ -86,6 +87,11 @@ def cmd_down(args):
         shutil.rmtree(args.state_dir)
     _log('stopped' + (' and removed %s' % args.state_dir
                       if args.purge else ''))
+
+
+def cmd_images(args):
+    for ref in images.build_all(log=_log, only=args.names or None):
+        print(ref)
 
 
 def cmd_status(args):
@@ -191,6 +197,11 @@ def parser():
     d.add_argument('--purge', action='store_true',
                    help='also remove the state directory')
     d.set_defaults(func=cmd_down)
+    i = sub.add_parser('images', help='build the images the templates run '
+                       '(from Debian packages, Go modules and PyPI; cached '
+                       'by content) and load them into podman')
+    i.add_argument('names', nargs='*', help='only these images')
+    i.set_defaults(func=cmd_images)
     sub.add_parser('status', help='show what runs').set_defaults(
         func=cmd_status)
     sub.add_parser('env', help='print shell exports').set_defaults(
