@@ -51,7 +51,7 @@ COMPONENTS = (
         module='k8s.io/kubernetes',
         binaries={c: 'k8s.io/kubernetes/cmd/' + c for c in (
             'kube-apiserver', 'kube-controller-manager',
-            'kube-scheduler', 'kubectl')},
+            'kube-scheduler', 'kubectl', 'kubelet', 'kube-proxy')},
         ldflags=tuple(
             '-X %s.%s' % (pkg, flag) for pkg in (
                 _K8S_VERSION_PKG, 'k8s.io/client-go/pkg/version')
