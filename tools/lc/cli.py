@@ -24,6 +24,7 @@ from lc import cloud
 from lc import demo
 from lc import images
 from lc import kubernetes
+from lc import node as node_mod
 from lc import paths
 from lc import procs
 from lc import venv
@@ -45,12 +46,21 @@ def cmd_up(args):
     bins = build.build(log=_log)
     built = time.monotonic()
     cluster = kubernetes.Cluster(args.state_dir, bins)
+    cluster.info['node'] = not args.kwok_only
+    if cluster.info['node']:
+        node_mod.Node(cluster).check_host()
+
+    def start_kubernetes():
+        cluster.up()
+        if cluster.info['node']:
+            node_mod.Node(cluster, log=_log).up()
+
     if args.kubernetes_only:
         flags = os.path.join(args.state_dir, kubernetes.WEBHOOK_FLAGS_FILE)
         if os.path.exists(flags):  # left by a full `up`: no Keystone now
             os.unlink(flags)
         cluster.info.pop('venv', None)
-        cluster.up()
+        start_kubernetes()
         _log('kubernetes ready at %s in %.1fs (build check %.1fs); '
              'state in %s' % (cluster.api_url, time.monotonic() - built,
                               built - started, args.state_dir))
@@ -66,7 +76,7 @@ def cmd_up(args):
             args.token_expiration)
     cluster.save()
     openstack = cloud.OpenStack(cluster, venv_dir, log=_log)
-    openstack.up(cluster.up)
+    openstack.up(start_kubernetes)
     _log('local cloud ready in %.1fs (%.1fs after the checks); state in %s'
          % (time.monotonic() - started, time.monotonic() - ready,
             args.state_dir))
@@ -79,9 +89,11 @@ def cmd_down(args):
     cloud.OpenStack(cluster, cluster.info.get('venv')).down()
     known = set(kubernetes.COMPONENTS)
     # Anything else we started (future components) first, then Kubernetes.
+    known.update(node_mod.COMPONENTS)
     for name in procs.names(args.state_dir):
         if name not in known:
             procs.stop(args.state_dir, name)
+    node_mod.Node(cluster, log=_log).down()
     cluster.down()
     if args.purge and os.path.isdir(args.state_dir):
         shutil.rmtree(args.state_dir)
@@ -100,6 +112,8 @@ def cmd_status(args):
         print('no local cloud in %s' % args.state_dir)
         return 3
     status = cluster.status()
+    if cluster.info.get('node'):
+        status.update(node_mod.Node(cluster).status())
     openstack = None
     if cluster.info.get('venv'):  # a full `up`, not --kubernetes-only
         openstack = cloud.OpenStack(cluster, cluster.info['venv'])
@@ -159,6 +173,11 @@ def cmd_restart(args):
                              % args.component)
         cloud.OpenStack(cluster, cluster.info['venv'],
                         log=_log).restart(args.component)
+    elif args.component in node_mod.COMPONENTS:
+        node = node_mod.Node(cluster, log=_log)
+        procs.stop(args.state_dir, args.component)
+        procs.start(args.state_dir, args.component, node.argv(
+            args.component))
     elif args.component == 'kube-apiserver':
         cluster.restart_apiserver()
     else:
@@ -188,7 +207,10 @@ def parser():
                        'MariaDB, RabbitMQ, Keystone, k8s-keystone-auth, '
                        'Heat')
     u.add_argument('--kubernetes-only', action='store_true',
-                   help='only the Kubernetes control plane and kwok')
+                   help='only Kubernetes: the control plane, the real node '
+                   'and kwok')
+    u.add_argument('--kwok-only', action='store_true',
+                   help='no real node: pods run on kwok\'s fake nodes only')
     u.add_argument('--token-expiration', type=int, metavar='SECONDS',
                    help='lifetime of Keystone tokens (default 3600; kept '
                    'for later `up`s of the same state directory)')
@@ -212,9 +234,10 @@ def parser():
     m.add_argument('--stack-name', default=demo.STACK_NAME,
                    help='default: %(default)s; an existing stack of this '
                    'name is deleted first')
-    m.set_defaults(func=cmd_demo, token_expiration=None)
+    m.set_defaults(func=cmd_demo, token_expiration=None, kwok_only=False)
     r = sub.add_parser('restart', help='restart one component')
-    r.add_argument('component', choices=kubernetes.COMPONENTS + tuple(
+    r.add_argument('component', choices=kubernetes.COMPONENTS +
+                   node_mod.COMPONENTS + tuple(
         n for n in cloud.PROCESSES if n != 'epmd'))
     r.set_defaults(func=cmd_restart)
     return p

@@ -40,6 +40,29 @@ USERS = {
                                 ('system:masters',)),
     'kube-scheduler': ('system:kube-scheduler', ()),
     'kwok': ('kwok', ('system:masters',)),
+    # The real node's agents: the Node authorizer and the bootstrap
+    # system:node-proxier binding give them what they need.
+    'kubelet': ('system:node:node-0', ('system:nodes',)),
+    'kube-proxy': ('system:kube-proxy', ()),
+}
+# Fake nodes are for scale and simulated failures: a pod lands on one only
+# when it tolerates this taint (and the real node gets everything else).
+KWOK_TAINT = {'key': KWOK_NODE_ANNOTATION, 'value': 'fake',
+              'effect': 'NoSchedule'}
+# Pod Security Admission: `baseline` everywhere (no privileged pods, host
+# namespaces or hostPath in project namespaces) but kube-system and the
+# namespaces an operator labels pod-security.kubernetes.io/enforce.
+ADMISSION_CONFIG = {
+    'apiVersion': 'apiserver.config.k8s.io/v1',
+    'kind': 'AdmissionConfiguration',
+    'plugins': [{'name': 'PodSecurity', 'configuration': {
+        'apiVersion': 'pod-security.admission.config.k8s.io/v1',
+        'kind': 'PodSecurityConfiguration',
+        'defaults': {'enforce': 'baseline', 'enforce-version': 'latest',
+                     'warn': 'baseline', 'warn-version': 'latest',
+                     'audit': 'baseline', 'audit-version': 'latest'},
+        'exemptions': {'usernames': [], 'runtimeClasses': [],
+                       'namespaces': ['kube-system']}}}],
 }
 # Extra authentication flags for the apiserver (the Keystone webhook).
 WEBHOOK_FLAGS_FILE = 'apiserver-extra-flags.json'
@@ -128,12 +151,17 @@ class Cluster(object):
         tokens_file, tokens = pki.ensure_tokens(self.pki, USERS)
         self.info['tokens_file'] = tokens_file
         self.info['tokens'] = tokens
+        pki.ensure_client_cert(self.pki, 'apiserver-kubelet-client',
+                               'kube-apiserver-kubelet-client',
+                               ('system:masters',))
+        with open(os.path.join(self.pki, 'admission.json'), 'w') as f:
+            json.dump(ADMISSION_CONFIG, f, indent=2)
         for user in USERS:
-            self.write_kubeconfig(self._kubeconfig_of(user), user)
+            self.write_kubeconfig(self.kubeconfig_of(user), user)
         self.write_kubeconfig(self.kubeconfig, 'admin')
         self.save()
 
-    def _kubeconfig_of(self, user):
+    def kubeconfig_of(self, user):
         return os.path.join(self.pki, user + '.kubeconfig')
 
     # -- processes -----------------------------------------------------
@@ -171,11 +199,20 @@ class Cluster(object):
                 '--service-account-key-file=' + sa_pub,
                 '--service-account-signing-key-file=' + sa_key,
                 '--token-auth-file=' + self.info['tokens_file'],
-                '--authorization-mode=RBAC',
+                '--authorization-mode=Node,RBAC',
+                '--admission-control-config-file=' + os.path.join(
+                    self.pki, 'admission.json'),
+                # The real node's kubelet: verified both ways.
+                '--kubelet-client-certificate=' + os.path.join(
+                    self.pki, 'apiserver-kubelet-client.crt'),
+                '--kubelet-client-key=' + os.path.join(
+                    self.pki, 'apiserver-kubelet-client.key'),
+                '--kubelet-certificate-authority=' + self.ca_file,
+                '--kubelet-preferred-address-types=InternalIP',
                 '--profiling=false',
                 '--endpoint-reconciler-type=none']
             return argv + self._extra_apiserver_flags()
-        common = ['--kubeconfig=' + self._kubeconfig_of(name),
+        common = ['--kubeconfig=' + self.kubeconfig_of(name),
                   '--bind-address=127.0.0.1',
                   '--secure-port=%d' % self.port(name),
                   '--leader-elect=false', '--profiling=false']
@@ -190,7 +227,7 @@ class Cluster(object):
             return [self.binary(name)] + common
         if name == 'kwok':
             return [self.binary('kwok'),
-                    '--kubeconfig=' + self._kubeconfig_of('kwok'),
+                    '--kubeconfig=' + self.kubeconfig_of('kwok'),
                     '--config=' + paths.KWOK_STAGES,
                     '--manage-all-nodes=false',
                     '--manage-nodes-with-annotation-selector=%s=fake'
@@ -261,6 +298,7 @@ class Cluster(object):
                         'kubernetes.io/os': 'linux',
                         'kubernetes.io/arch': 'amd64',
                         'node-role.kubernetes.io/' + role: ''}},
+                'spec': {'taints': [KWOK_TAINT]},
             }
             self.request('PATCH', '/api/v1/nodes/%s?fieldManager='
                          'localcloud&force=true' % name, node,

@@ -44,6 +44,21 @@ def ensure_ca(pki_dir):
 
 def ensure_serving_cert(pki_dir, name, sans):
     """A serving certificate for `name` signed by the cloud's CA."""
+    return _signed_cert(pki_dir, name, '/CN=' + name, [
+        'subjectAltName=%s' % ','.join(sans),
+        'extendedKeyUsage=serverAuth',
+        'keyUsage=digitalSignature,keyEncipherment'])
+
+
+def ensure_client_cert(pki_dir, name, user, groups=()):
+    """A client certificate: CN is the Kubernetes user, O its groups."""
+    subj = '/CN=' + user + ''.join('/O=' + g for g in groups)
+    return _signed_cert(pki_dir, name, subj, [
+        'extendedKeyUsage=clientAuth',
+        'keyUsage=digitalSignature,keyEncipherment'])
+
+
+def _signed_cert(pki_dir, name, subj, extensions):
     ca_key, ca_crt = ensure_ca(pki_dir)
     key = os.path.join(pki_dir, name + '.key')
     crt = os.path.join(pki_dir, name + '.crt')
@@ -52,12 +67,10 @@ def ensure_serving_cert(pki_dir, name, sans):
     csr = crt + '.csr'
     _openssl('req', '-newkey', 'ec', '-pkeyopt',
              'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key,
-             '-out', csr, '-subj', '/CN=' + name)
+             '-out', csr, '-subj', subj)
     _private(key)
     with tempfile.NamedTemporaryFile('w', suffix='.ext', delete=False) as ext:
-        ext.write('subjectAltName=%s\n' % ','.join(sans))
-        ext.write('extendedKeyUsage=serverAuth\n')
-        ext.write('keyUsage=digitalSignature,keyEncipherment\n')
+        ext.write(''.join(line + '\n' for line in extensions))
     try:
         _openssl('x509', '-req', '-in', csr, '-CA', ca_crt, '-CAkey', ca_key,
                  '-CAcreateserial', '-out', crt, '-days', DAYS, '-extfile',
