@@ -16,6 +16,7 @@ import kubernetes
 from kubernetes.client import ApiException
 import pytest
 
+from tests import simulated
 from tests.functional import cloud
 from tests.functional import conftest
 
@@ -25,9 +26,10 @@ SIM = 'sim.heat-k8s.io/'
 def pod_template(labels, annotations=None, restart='Always', **spec):
     return {'metadata': {'labels': labels,
                          'annotations': annotations or {}},
-            'spec': dict({'restartPolicy': restart, 'containers': [
-                {'name': 'app', 'image': 'registry.invalid/app:1'}]},
-                **spec)}
+            'spec': simulated.on_kwok(dict({
+                'restartPolicy': restart, 'containers': [
+                    {'name': 'app', 'image': 'registry.invalid/app:1'}]},
+                **spec))}
 
 
 def deployment(name, replicas, **spec):
@@ -71,10 +73,17 @@ def core(admin):
 
 def test_nodes_have_roles(core):
     nodes = core.list_node().items
-    roles = sorted(n.metadata.labels.get('role') for n in nodes)
-    assert roles == ['compute', 'compute', 'controller']
+    kinds = sorted((n.metadata.labels.get('type'),
+                    n.metadata.labels.get('role')) for n in nodes)
+    assert kinds == [('kwok', 'compute'), ('kwok', 'compute'),
+                     ('kwok', 'controller'), ('real', 'controller')]
     for node in nodes:
         assert condition(node, 'Ready'), node.metadata.name
+        # Only pods that ask for a simulation land on a kwok node.
+        taints = [(t.key, t.effect) for t in node.spec.taints or ()]
+        expected = ([('kwok.x-k8s.io/node', 'NoSchedule')]
+                    if node.metadata.labels['type'] == 'kwok' else [])
+        assert taints == expected, node.metadata.name
 
 
 def test_deployment_becomes_available(apps, namespace):

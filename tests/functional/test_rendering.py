@@ -27,6 +27,7 @@ from heat.engine import stack as heat_stack
 from heat.engine import template as heat_template
 
 from heat_k8s import checksum
+from tests import simulated
 from tests.functional import cloud
 
 API_CONF_J2 = """\
@@ -68,12 +69,12 @@ CONFIG_TEMPLATE = {
             'template': {
                 'metadata': {'labels': {'app': 'api'}, 'annotations': {
                     'checksum/config': {'get_attr': ['config', 'checksum']}}},
-                'spec': {'containers': [{
+                'spec': simulated.on_kwok({'containers': [{
                     'name': 'api', 'image': 'registry.invalid/api:1',
                     'volumeMounts': [{'name': 'config',
                                       'mountPath': '/etc/api'}]}],
                     'volumes': [{'name': 'config', 'configMap': {
-                        'name': {'get_attr': ['config', 'name']}}}]}}}}},
+                        'name': {'get_attr': ['config', 'name']}}}]})}}}},
     },
 }
 

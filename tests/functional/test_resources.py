@@ -22,6 +22,8 @@ from heat.engine import stack as heat_stack
 from heat.engine import template as heat_template
 from heat.engine import environment
 
+from tests import simulated
+
 SIM = 'sim.heat-k8s.io/'
 SECRET = 'Sup3r-s3cret-passw0rd'
 
@@ -29,8 +31,8 @@ SECRET = 'Sup3r-s3cret-passw0rd'
 def pod_template(labels, annotations=None, image='registry.invalid/app:1',
                  restart='Always'):
     return {'metadata': {'labels': labels, 'annotations': annotations or {}},
-            'spec': {'restartPolicy': restart, 'containers': [
-                {'name': 'app', 'image': image}]}}
+            'spec': simulated.on_kwok({'restartPolicy': restart, 'containers': [
+                {'name': 'app', 'image': image}]})}
 
 
 def deployment_spec(app, replicas=3, **kwargs):
@@ -67,9 +69,9 @@ APP = hot({
                     'metadata': {'labels': {'app': 'api'}, 'annotations': {
                         'config-checksum': {
                             'get_attr': ['config', 'checksum']}}},
-                    'spec': {'containers': [{
+                    'spec': simulated.on_kwok({'containers': [{
                         'name': 'api', 'image': 'registry.invalid/api:1',
-                        'ports': [{'containerPort': 5000}]}]}}}}},
+                        'ports': [{'containerPort': 5000}]}]})}}}},
     'api_service': {'type': 'OS::Kubernetes::Service',
                     'depends_on': ['api'],
                     'properties': {'spec': {
