@@ -163,11 +163,26 @@ def run(cluster, exports, self_cmd, stack_name=STACK_NAME,
     d.run('openstack', 'stack', 'output', 'show', '--all', stack_name,
           check=False)
     heat = heat_duration(events, stack_name)
+    code, port = d.run('openstack', 'stack', 'output', 'show', stack_name,
+                       'node_port', '-f', 'value', '-c', 'output_value',
+                       show=False, quiet=True)
+    url = 'http://127.0.0.1:%s/' % port.strip()
+    _say()
+    _say('# The site, through the web Service (kube-proxy serves node ports '
+         'on 127.0.0.1):')
+    _say('$ curl %s' % url)
+    try:
+        status, title = fetch_page(url)
+    except OSError as e:
+        log('the stack is complete but %s does not answer: %s' % (url, e))
+        return 1
+    _say('HTTP %d, title: %s' % (status, title))
     env_line = 'eval "$(%s env)"' % self_cmd
     ns = cluster.info.get('openstack', {}).get('projects', {}).get(
         'demo', '<demo project id>')
     _say('''
-# Look at the result (the namespace is the demo project's ID):
+# Open %(url)s in a browser. Look at the result (the namespace is the demo
+# project's ID):
   %(env)s     # OS_CLOUD=demo, KUBECONFIG (cluster admin), PATH
   openstack stack resource list %(stack)s
   openstack stack event list %(stack)s
@@ -181,10 +196,32 @@ def run(cluster, exports, self_cmd, stack_name=STACK_NAME,
   openstack stack delete --yes --wait %(stack)s
   %(self)s down          # --purge also removes the state directory
 ''' % {'env': env_line, 'stack': stack_name, 'ns': ns, 'self': self_cmd,
-       'api': cluster.api_url, 'ca': _rel(cluster.ca_file)})
+       'api': cluster.api_url, 'ca': _rel(cluster.ca_file), 'url': url})
     log('stack %s CREATE_COMPLETE: %.1fs wall clock for `openstack stack '
         'create --wait`%s; cloud up in %.1fs' % (
             stack_name, seconds,
             ' (Heat: %.0fs from CREATE started to completed)' % heat
             if heat is not None else '', up_seconds or 0))
-    return 0
+    log('the site answers at %s: HTTP %d, "%s"' % (url, status, title))
+    return 0 if status == 200 else 1
+
+
+_TITLE = re.compile(r'<title[^>]*>(.*?)</title>', re.I | re.S)
+
+
+def page_title(html):
+    """The text of an HTML page's <title>, whitespace collapsed."""
+    m = _TITLE.search(html)
+    return ' '.join(m.group(1).split()) if m else None
+
+
+def fetch_page(url, timeout=10):
+    """(HTTP status, page title) of `url`."""
+    import urllib.error
+    import urllib.request
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as resp:
+            return resp.status, page_title(resp.read().decode(
+                'utf-8', 'replace'))
+    except urllib.error.HTTPError as e:
+        return e.code, page_title(e.read().decode('utf-8', 'replace'))

@@ -24,12 +24,14 @@ chains and sysctls): a lock file names the state directory that owns it.
 bridge and the iptables rules, and puts back the sysctls it changed.
 """
 
+import ipaddress
 import json
 import os
 import shutil
 import subprocess
 import time
 
+from lc import kubernetes
 from lc import paths
 from lc import pki
 from lc import procs
@@ -132,16 +134,11 @@ def cni_config(ipam_dir):
                       'ranges': [[{'subnet': POD_CIDR,
                                    'gateway': GATEWAY}]],
                       'routes': [{'dst': POD_CIDR},
-                                 {'dst': _service_cidr()}],
+                                 {'dst': kubernetes.SERVICE_CIDR}],
                       'dataDir': ipam_dir}},
             {'type': 'portmap', 'capabilities': {'portMappings': True}},
         ],
     }
-
-
-def _service_cidr():
-    from lc import kubernetes  # noqa: avoid an import cycle at load
-    return kubernetes.SERVICE_CIDR
 
 
 def containerd_config(root, state, socket, cni_conf_dir, sandbox_image):
@@ -250,8 +247,7 @@ def guard_rules(apiserver_port):
 
 
 def _api_service_ip():
-    import ipaddress
-    net = ipaddress.ip_network(_service_cidr())
+    net = ipaddress.ip_network(kubernetes.SERVICE_CIDR)
     return str(net.network_address + 1)
 
 
@@ -334,7 +330,6 @@ class Node(object):
             BRIDGE, ok_if='File exists')
         _ip('link', 'set', BRIDGE, 'up')
         # Service and fake-pod addresses never take the default route out.
-        from lc import kubernetes
         for cidr in (kubernetes.SERVICE_CIDR, kubernetes.POD_CIDR):
             _ip('route', 'replace', 'blackhole', cidr)
         for key, value in SYSCTLS.items():
@@ -359,7 +354,6 @@ class Node(object):
 
     def _network_down(self):
         self._iptables_down()
-        from lc import kubernetes
         for cidr in (kubernetes.SERVICE_CIDR, kubernetes.POD_CIDR):
             _ip('route', 'del', 'blackhole', cidr, check=False)
         _ip('link', 'del', BRIDGE, check=False)
@@ -438,13 +432,23 @@ class Node(object):
                                    time.monotonic() - t0))
 
     def load_images(self):
-        """Import the images built here into containerd (those it lacks)."""
-        from lc import images
+        """Import the images built here into containerd: those it lacks or
+        has from another recipe (the archive's name carries its hash)."""
+        loaded_file = os.path.join(self.containerd_root, 'loaded.json')
+        try:
+            with open(loaded_file) as f:
+                loaded = json.load(f)
+        except (OSError, ValueError):
+            loaded = {}
         have = set(self._ctr('images', 'ls', '-q').split())
-        for ref, archive in images.archive_map(log=self.log).items():
-            if ref in have:
+        for ref, archive in image_archives(self.log):
+            if ref in have and loaded.get(ref) == archive:
                 continue
-            self._ctr('images', 'import', '--no-unpack=false', archive)
+            self.log('importing %s into the node' % ref)
+            self._ctr('images', 'import', archive)
+            loaded[ref] = archive
+            with open(loaded_file, 'w') as f:
+                json.dump(loaded, f, indent=2)
 
     def _ready(self):
         node = self.cluster.request('GET', '/api/v1/nodes/' + NAME)
@@ -510,6 +514,17 @@ class Node(object):
         self._restore_sysctls()
         shutil.rmtree(self._file('cni', 'ipam'), ignore_errors=True)
         self._unlock()
+
+
+def image_archives(log=print):
+    """(reference, docker-archive path) of every image the node runs."""
+    from lc import build
+    from lc import dns
+    from lc import images
+    versions = build.read_versions()
+    pairs = [images.ensure(i, versions, log, load=False)
+             for i in images.IMAGES]
+    return pairs + [(dns.image_ref(), dns.image_archive(log=log))]
 
 
 def _lock_owner():

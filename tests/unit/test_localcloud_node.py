@@ -1,0 +1,117 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""The local cloud's real node: what it requires and how it is wired."""
+
+import ipaddress
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__)))), 'tools'))
+
+from lc import kubernetes  # noqa: E402
+from lc import node  # noqa: E402
+
+EVERYTHING = {key: True for key, _ in node.REQUIREMENTS}
+
+
+def test_a_complete_host_lacks_nothing():
+    assert node.missing(EVERYTHING) == []
+
+
+def test_each_missing_piece_is_named():
+    for key, what in node.REQUIREMENTS:
+        assert node.missing(dict(EVERYTHING, **{key: False})) == [what]
+
+
+def test_missing_iptables_says_which_package():
+    lacking = node.missing(dict(EVERYTHING, iptables=False, overlay=False))
+    assert lacking == ['the overlay filesystem (modprobe overlay)',
+                       'the iptables command (Debian package iptables)']
+
+
+def test_pods_have_no_default_route_and_no_masquerade():
+    bridge = node.cni_config('/ipam')['plugins'][0]
+    assert bridge['ipMasq'] is False
+    assert bridge['isDefaultGateway'] is False
+    routes = [r['dst'] for r in bridge['ipam']['routes']]
+    assert '0.0.0.0/0' not in routes
+    assert routes == [node.POD_CIDR, kubernetes.SERVICE_CIDR]
+    assert bridge['ipam']['dataDir'] == '/ipam'
+
+
+def test_real_pods_and_fake_pods_never_share_addresses():
+    real = ipaddress.ip_network(node.POD_CIDR)
+    assert not real.overlaps(ipaddress.ip_network(kubernetes.POD_CIDR))
+    assert not real.overlaps(ipaddress.ip_network(kubernetes.SERVICE_CIDR))
+    assert ipaddress.ip_address(node.DNS_IP) in ipaddress.ip_network(
+        kubernetes.SERVICE_CIDR)
+
+
+def test_kubelet_listens_on_loopback_and_accepts_cgroup_v1():
+    config = node.kubelet_config(10250, 10248, '/run/c.sock', '/ca',
+                                 '/crt', '/key', '/logs')
+    assert config['address'] == config['healthzBindAddress'] == '127.0.0.1'
+    assert config['readOnlyPort'] == 0
+    assert config['failCgroupV1'] is False
+    assert config['cgroupDriver'] == 'cgroupfs'
+    assert config['authentication']['anonymous']['enabled'] is False
+    assert config['containerRuntimeEndpoint'] == 'unix:///run/c.sock'
+    assert config['clusterDNS'] == [node.DNS_IP]
+    # Images built here cannot be pulled again.
+    assert config['imageGCHighThresholdPercent'] == 100
+
+
+def test_kube_proxy_serves_node_ports_on_loopback_only():
+    config = node.kube_proxy_config('/kc', 1, 2)
+    assert config['nodePortAddresses'] == ['127.0.0.0/8']
+    assert config['bindAddress'] == '127.0.0.1'
+    assert config['healthzBindAddress'] == '127.0.0.1:1'
+    assert config['conntrack']['maxPerCore'] == 0
+
+
+def test_guard_drops_everything_forwarded_off_the_bridge():
+    rules = node.guard_rules(6443)
+    assert ('filter', 'FORWARD', ['-i', node.BRIDGE, '!', '-o', node.BRIDGE,
+                                  '-j', 'DROP']) in rules
+
+
+def test_pods_reach_the_api_server_at_the_kubernetes_service():
+    (nat,) = [r for r in node.guard_rules(6443) if r[0] == 'nat']
+    table, hook, rule = nat
+    assert hook == 'PREROUTING'
+    assert rule[rule.index('-d') + 1] == '10.0.0.1'
+    assert rule[-1] == '127.0.0.1:6443'
+
+
+def test_containerd_uses_runc_without_systemd_and_the_local_pause():
+    text = node.containerd_config('/root', '/state', '/s.sock', '/net.d',
+                                  'localhost/heat-k8s/pause:3.10.2')
+    assert 'sandbox_image = "localhost/heat-k8s/pause:3.10.2"' in text
+    assert 'SystemdCgroup = false' in text
+    assert 'BinaryName = "/usr/sbin/runc"' in text
+    assert 'restrict_oom_score_adj = true' in text
+    assert 'conf_dir = "/net.d"' in text
+    assert 'base_runtime_spec' not in text
+
+
+def test_kwok_nodes_are_tainted_and_the_real_node_is_a_controller():
+    assert kubernetes.KWOK_TAINT['effect'] == 'NoSchedule'
+    assert node.LABELS == {'role': 'controller', 'type': 'real'}
+
+
+def test_pod_security_is_baseline_outside_kube_system():
+    (plugin,) = kubernetes.ADMISSION_CONFIG['plugins']
+    config = plugin['configuration']
+    assert config['defaults']['enforce'] == 'baseline'
+    assert config['exemptions']['namespaces'] == ['kube-system']
