@@ -1,0 +1,222 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+
+"""heat-config hook `docker-cmd`: run a deployment's containers.
+
+Installed as ``<hooks dir>/docker-cmd``. Follows heat-agents' documented
+contract so that a configuration runs the same under either: the
+deployment (JSON on stdin) has ``config``, a map of container name to
+settings, run in ``start_order`` (default 0; ties keep the map's order).
+``action: run`` (the default) is ``$HEAT_DOCKER_CMD run --name <name>``
+with the labels ``deploy_stack_id``, ``deploy_resource_name``,
+``config_id``, ``container_name`` and ``managed_by=docker-cmd``, then the
+settings' flags, the image and the command; ``action: exec`` runs the
+command in the container named by its first word. An exit code outside
+``exit_codes`` (default ``[0]``) fails the deployment and stops it there.
+Input ``deploy_action: DELETE`` does nothing: containers of configurations
+that are gone are removed by the os-refresh-config cleanup script.
+
+Prints ``deploy_stdout``, ``deploy_stderr``, ``deploy_status_code`` and,
+on failure, ``failure_reason`` (the failing command's stderr) for
+configurations that declare it as an ``error_output``. Standard library
+only, so it installs on any server with Python 3.
+"""
+
+import json
+import os
+import random
+import string
+import subprocess
+import sys
+
+LABELS = ('deploy_stack_id', 'deploy_resource_name')
+MANAGED_BY = 'managed_by=docker-cmd'
+# Heat keeps the failure reason in an event: the end of stderr says why.
+REASON_CHARS = 2000
+
+
+def docker_cmd():
+    return os.environ.get('HEAT_DOCKER_CMD', 'docker').split()
+
+
+def input_values(deployment):
+    return {i['name']: i.get('value') for i in deployment.get('inputs', [])}
+
+
+def load_config(config):
+    """The container map; heat-agents also takes it as YAML text."""
+    if isinstance(config, dict):
+        return config
+    if not config:
+        return {}
+    try:
+        return json.loads(config)
+    except ValueError:
+        import yaml  # only for text configs, as heat-agents reads them
+        return yaml.safe_load(config)
+
+
+def ordered(config):
+    """Container names by start_order; sorted() is stable, so ties keep
+    the order of the map, as in heat-agents."""
+    return sorted(config, key=lambda name: config[name].get('start_order',
+                                                            0))
+
+
+def command_words(command):
+    if not command:
+        return []
+    if isinstance(command, list):
+        return [str(word) for word in command]
+    return command.split()
+
+
+def label_args(name, config_id, inputs):
+    args = []
+    for label in LABELS:
+        args += ['--label', '%s=%s' % (label, inputs.get(label))]
+    args += ['--label', 'config_id=%s' % config_id,
+             '--label', 'container_name=%s' % name,
+             '--label', MANAGED_BY]
+    return args
+
+
+def _as_list(value):
+    if value is None:
+        return []
+    return value if isinstance(value, list) else [value]
+
+
+def run_args(settings):
+    """`run` flags from one container's settings, image and command last."""
+    args = []
+    if settings.get('detach', True):
+        args.append('--detach=true')
+    args += ['--env-file=%s' % f for f in _as_list(settings.get('env_file'))
+             if f]
+    args += ['--env=%s' % v for v in settings.get('environment') or [] if v]
+    for key in ('net', 'pid'):
+        if key in settings:
+            args.append('--%s=%s' % (key, settings[key]))
+    if 'privileged' in settings:
+        args.append('--privileged=%s' % str(settings['privileged']).lower())
+    for key in ('restart', 'user'):
+        if key in settings:
+            args.append('--%s=%s' % (key, settings[key]))
+    args += ['--volume=%s' % v for v in settings.get('volumes') or [] if v]
+    args += ['--volumes-from=%s' % v
+             for v in settings.get('volumes_from') or [] if v]
+    args.append(settings.get('image', ''))
+    return args + command_words(settings.get('command'))
+
+
+def exec_args(settings, container):
+    """`exec` flags; `container` replaces the command's first word."""
+    args = []
+    if 'privileged' in settings:
+        args.append('--privileged=%s' % str(settings['privileged']).lower())
+    if 'user' in settings:
+        args.append('--user=%s' % settings['user'])
+    words = command_words(settings.get('command'))
+    if not words:
+        raise ValueError('action exec needs a command naming a container')
+    return args + [container] + words[1:]
+
+
+def execute(argv):
+    proc = subprocess.run(argv, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    return (proc.stdout.decode('utf-8', 'replace'),
+            proc.stderr.decode('utf-8', 'replace'), proc.returncode)
+
+
+def exists(name):
+    out, _, code = execute(docker_cmd() + ['inspect', '--type', 'container',
+                                           '--format', 'exists', name])
+    return code == 0 and bool(out.strip())
+
+
+def unique_name(name):
+    """The name, or name-<random> while a container holds it (the next
+    cleanup renames it back)."""
+    candidate = name
+    while exists(candidate):
+        candidate = '%s-%s' % (name, ''.join(random.choice(  # noqa: S311
+            string.ascii_lowercase + string.digits) for _ in range(8)))
+    return candidate
+
+
+def container_of(name, config_id):
+    """The container this configuration started for `name`."""
+    out, _, code = execute(docker_cmd() + [
+        'ps', '-a', '--filter', 'label=container_name=%s' % name,
+        '--filter', 'label=config_id=%s' % config_id,
+        '--format', '{{.Names}}'])
+    names = out.split() if code == 0 else []
+    return names[0] if names else name
+
+
+def command_for(name, settings, config_id, inputs):
+    action = settings.get('action', 'run')
+    if action == 'run':
+        return (docker_cmd() + ['run', '--name', unique_name(name)] +
+                label_args(name, config_id, inputs) + run_args(settings))
+    if action == 'exec':
+        target = command_words(settings.get('command'))[:1]
+        container = container_of(target[0], config_id) if target else ''
+        return docker_cmd() + ['exec'] + exec_args(settings, container)
+    raise ValueError('%s: unknown action %r' % (name, action))
+
+
+def response(stdouts, stderrs, status, reason=None):
+    out = {'deploy_stdout': '\n'.join(stdouts),
+           'deploy_stderr': '\n'.join(stderrs),
+           'deploy_status_code': status}
+    if reason is not None:
+        out['failure_reason'] = reason[-REASON_CHARS:]
+    return out
+
+
+def deploy(deployment, log=sys.stderr):
+    inputs = input_values(deployment)
+    if inputs.get('deploy_action') == 'DELETE':
+        return response([], [], 0)
+    config = load_config(deployment.get('config'))
+    stdouts, stderrs = [], []
+    for name in ordered(config):
+        settings = config[name]
+        try:
+            argv = command_for(name, settings, deployment.get('id'), inputs)
+        except ValueError as e:
+            return response(stdouts, stderrs + [str(e)], 1, str(e))
+        log.write('docker-cmd: %s\n' % ' '.join(argv))
+        out, err, code = execute(argv)
+        if out:
+            stdouts.append(out)
+        if err:
+            stderrs.append(err)
+        if code not in settings.get('exit_codes', [0]):
+            reason = '%s exited %d: %s' % (name, code,
+                                           err.strip() or out.strip())
+            log.write('docker-cmd: %s\n' % reason)
+            return response(stdouts, stderrs, code or 1, reason)
+    return response(stdouts, stderrs, 0)
+
+
+def main():
+    json.dump(deploy(json.load(sys.stdin)), sys.stdout)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

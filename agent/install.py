@@ -1,0 +1,158 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+
+"""Install heat-k8s's heat-config agent side on a server.
+
+    python3 agent/install.py [--root DIR] [--venv DIR] [--no-venv]
+
+installs, under ``--root`` (``/`` on a real server; a directory for a
+server that shares its machine, like tools/localcloud's docker host):
+
+- the hooks ``script`` and ``docker-cmd`` in ``var/lib/heat-config/hooks``;
+- os-refresh-config's scripts ``configure.d/20-os-apply-config``,
+  ``50-heat-config-docker-cmd`` and ``55-heat-config`` in
+  ``usr/libexec/os-refresh-config``;
+- os-apply-config's templates (the deployments file, and
+  ``/etc/os-collect-config.conf`` for servers configured by Heat's boot
+  data) in ``usr/libexec/os-apply-config/templates``;
+- ``heat-config-notify`` in ``usr/local/bin``;
+- ``etc/heat-config-agent.env``: the variables pointing the agent chain at
+  those paths (the contract's defaults when the root is ``/``);
+- os-collect-config, os-refresh-config and os-apply-config from PyPI in a
+  virtualenv (``--venv``, skipped with ``--no-venv``).
+
+The files come from this directory, or from BUNDLE below when Heat
+embedded them into a boot script (templates/hosts/nova-docker.yaml).
+Standard library only.
+"""
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+
+BUNDLE = r"""@BUNDLE@"""
+HERE = os.path.dirname(os.path.abspath(__file__))
+# source (relative to agent/) -> installed path (relative to the root)
+FILES = {
+    'hooks/script.py': 'var/lib/heat-config/hooks/script',
+    'hooks/docker_cmd.py': 'var/lib/heat-config/hooks/docker-cmd',
+    'docker_cmd_cleanup.py':
+        'usr/libexec/os-refresh-config/configure.d/50-heat-config-docker-cmd',
+    'heat_config.py':
+        'usr/libexec/os-refresh-config/configure.d/55-heat-config',
+    'heat_config_notify.py': 'usr/local/bin/heat-config-notify',
+    'templates/var/run/heat-config/heat-config':
+        'usr/libexec/os-apply-config/templates/var/run/heat-config/'
+        'heat-config',
+    'templates/etc/os-collect-config.conf':
+        'usr/libexec/os-apply-config/templates/etc/os-collect-config.conf',
+}
+EXECUTABLE = ('hooks/', 'usr/libexec/os-refresh-config/', 'usr/local/bin/')
+APPLY_CONFIG = 'usr/libexec/os-refresh-config/configure.d/20-os-apply-config'
+ENV_FILE = 'etc/heat-config-agent.env'
+# What a server needs from PyPI (heat-agents' hooks are not published).
+AGENT_PACKAGES = ('os-collect-config==14.1.0', 'os-refresh-config==14.1.0',
+                  'os-apply-config==14.1.0')
+
+
+def sources():
+    """{relative source path: text}: the bundle, or this directory."""
+    if not BUNDLE.startswith('@'):
+        return json.loads(BUNDLE)
+    found = {}
+    for src in FILES:
+        with open(os.path.join(HERE, src)) as f:
+            found[src] = f.read()
+    return found
+
+
+def environment(root, venv):
+    """The agent chain's variables for files under `root`."""
+    def at(path):
+        return os.path.join(root, path)
+    env = {
+        'HEAT_CONFIG_HOOKS': at('var/lib/heat-config/hooks'),
+        'HEAT_CONFIG_DEPLOYED': at('var/lib/heat-config/deployed'),
+        'HEAT_SHELL_CONFIG': at('var/run/heat-config/heat-config'),
+        'HEAT_CONFIG_NOTIFY': at('usr/local/bin/heat-config-notify'),
+        'HEAT_SCRIPT_WORKING': at('var/lib/heat-config/heat-config-script'),
+        'HEAT_SCRIPT_OUTPUTS': at('var/run/heat-config/heat-config-script'),
+        'OS_REFRESH_CONFIG_BASE_DIR': at('usr/libexec/os-refresh-config'),
+    }
+    path = [at('usr/local/bin')]
+    if venv:
+        path.insert(0, os.path.join(venv, 'bin'))
+    env['PATH'] = ':'.join(path + ['/usr/local/sbin', '/usr/local/bin',
+                                   '/usr/sbin', '/usr/bin', '/sbin', '/bin'])
+    return env
+
+
+def apply_config_script(root):
+    return ('#!/bin/sh\n'
+            '# Render the deployments (and os-collect-config.conf) from the\n'
+            '# metadata os-collect-config collected.\n'
+            'set -eu\n'
+            'exec os-apply-config -t %s -o %s\n' % (
+                shlex.quote(os.path.join(
+                    root, 'usr/libexec/os-apply-config/templates')),
+                shlex.quote(root)))
+
+
+def write(path, text, mode):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = path + '.tmp'
+    with open(tmp, 'w') as f:
+        f.write(text)
+    os.chmod(tmp, mode)
+    os.rename(tmp, path)
+
+
+def install(root, venv=None, log=print):
+    root = os.path.abspath(root)
+    texts = sources()
+    for src, dest in FILES.items():
+        mode = 0o755 if dest.startswith(EXECUTABLE) or '/hooks/' in dest \
+            else 0o644
+        write(os.path.join(root, dest), texts[src], mode)
+    write(os.path.join(root, APPLY_CONFIG), apply_config_script(root), 0o755)
+    for d in ('var/lib/heat-config/deployed', 'var/run/heat-config'):
+        os.makedirs(os.path.join(root, d), mode=0o700, exist_ok=True)
+    env = environment(root, venv)
+    write(os.path.join(root, ENV_FILE), ''.join(
+        'export %s=%s\n' % (k, shlex.quote(v)) for k, v in sorted(
+            env.items())), 0o644)
+    if venv and not os.path.exists(os.path.join(venv, 'bin',
+                                                'os-collect-config')):
+        log('installing %s into %s' % (', '.join(AGENT_PACKAGES), venv))
+        subprocess.run([sys.executable, '-m', 'venv', venv], check=True)
+        subprocess.run([os.path.join(venv, 'bin', 'pip'), 'install', '-q',
+                        '--disable-pip-version-check'] +
+                       list(AGENT_PACKAGES), check=True)
+    return env
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('--root', default='/')
+    p.add_argument('--venv', default='/opt/heat-config-agent')
+    p.add_argument('--no-venv', action='store_true')
+    args = p.parse_args(argv)
+    install(args.root, None if args.no_venv else args.venv)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,142 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+
+"""The dispatcher, cleanup, notifier and installer: their pure parts."""
+
+import os
+import tempfile
+import unittest
+
+from tests.unit.test_agent_docker_cmd import load
+
+heat_config = load('heat_config.py', 'agent_heat_config')
+cleanup = load('docker_cmd_cleanup.py', 'agent_cleanup')
+notify = load('heat_config_notify.py', 'agent_notify')
+install = load('install.py', 'agent_install')
+
+
+class DispatchTest(unittest.TestCase):
+
+    def test_hook_path_first_dir_and_sanitised_group(self):
+        with tempfile.TemporaryDirectory() as a, \
+                tempfile.TemporaryDirectory() as b:
+            open(os.path.join(b, 'docker-cmd'), 'w').close()
+            open(os.path.join(a, 'script'), 'w').close()
+            open(os.path.join(b, 'script'), 'w').close()
+            self.assertEqual(os.path.join(b, 'docker-cmd'),
+                             heat_config.hook_path('docker-cmd', [a, b]))
+            self.assertEqual(os.path.join(a, 'script'),
+                             heat_config.hook_path('../script', [a, b]))
+            self.assertIsNone(heat_config.hook_path('puppet', [a, b]))
+
+    def test_signal_data_from_json_or_raw_output(self):
+        self.assertEqual({'deploy_status_code': 0},
+                         heat_config.signal_data(0, '{"deploy_status_code": '
+                                                 '0}', ''))
+        self.assertEqual({'deploy_stdout': 'Traceback', 'deploy_stderr': 'e',
+                          'deploy_status_code': 2},
+                         heat_config.signal_data(2, 'Traceback', 'e'))
+        self.assertEqual(1, heat_config.signal_data(
+            0, '', 'crash')['deploy_status_code'])
+
+    def test_component_picks_the_action_config(self):
+        dep = {'id': 'c', 'group': 'component',
+               'inputs': [{'name': 'deploy_action', 'value': 'UPDATE'}],
+               'config': {'configs': [
+                   {'actions': ['CREATE'], 'tool': 'script', 'config': '1'},
+                   {'actions': ['UPDATE'], 'tool': 'script', 'config': '2'}]}}
+        picked = heat_config.pick_component(dep)
+        self.assertEqual(('script', '2'), (picked['group'],
+                                           picked['config']))
+        dep['inputs'][0]['value'] = 'DELETE'
+        self.assertIsNone(heat_config.pick_component(dep))
+
+
+class CleanupTest(unittest.TestCase):
+
+    def test_containers_of_gone_configs(self):
+        wanted = cleanup.wanted_config_ids([
+            {'id': 'c1', 'group': 'docker-cmd'},
+            {'id': 'c2', 'group': 'script'}])
+        self.assertEqual({'c1'}, wanted)
+        self.assertEqual(['db', 'old-api'], cleanup.stale(
+            [('api', 'c1'), ('old-api', 'c0'), ('db', 'c2'),
+             ('unlabelled', '')], wanted))
+
+    def test_renames_only_to_free_names(self):
+        self.assertEqual([('api-ab12cd34', 'api')], cleanup.renames([
+            ('api-ab12cd34', 'api'), ('db-11111111', 'db'), ('db', 'db'),
+            ('x', '')]))
+
+
+class NotifyTest(unittest.TestCase):
+
+    def test_trim_cuts_logs_from_the_start(self):
+        data = {'deploy_stdout': 'a' * 600 + 'END', 'deploy_stderr': 'b' * 50,
+                'deploy_status_code': 0}
+        trimmed = notify.trim(data, limit=400)
+        self.assertLessEqual(len(notify.json.dumps(trimmed)), 400)
+        self.assertTrue(trimmed['deploy_stdout'].endswith('END'))
+        self.assertEqual(data, notify.trim(data))
+
+    def test_catalog_and_signal_url(self):
+        catalog = [{'type': 'identity', 'endpoints': []},
+                   {'type': 'orchestration', 'endpoints': [
+                       {'interface': 'internal', 'region_id': 'R1',
+                        'url': 'http://i/v1/p'},
+                       {'interface': 'public', 'region_id': 'R2',
+                        'url': 'http://other/v1/p'},
+                       {'interface': 'public', 'region_id': 'R1',
+                        'url': 'http://h:8004/v1/p'}]}]
+        url = notify.endpoint(catalog, 'orchestration', 'R1')
+        self.assertEqual('http://h:8004/v1/p', url)
+        self.assertRaises(LookupError, notify.endpoint, catalog, 'compute')
+        self.assertEqual(
+            'http://h:8004/v1/p/stacks/id-st/abc/resources/dep%201/signal',
+            notify.signal_url(url + '/', 'id-st/abc', 'dep 1'))
+        self.assertEqual('http://k/v3', notify.v3_url('http://k/'))
+        self.assertEqual('http://k/v3', notify.v3_url('http://k/v3'))
+
+    def test_token_request_is_scoped_to_the_project(self):
+        body = notify.token_request({'deploy_user_id': 'u',
+                                     'deploy_password': 'p',
+                                     'deploy_project_id': 'pr'})
+        self.assertEqual({'id': 'pr'}, body['auth']['scope']['project'])
+        self.assertEqual({'id': 'u', 'password': 'p'},
+                         body['auth']['identity']['password']['user'])
+
+
+class InstallTest(unittest.TestCase):
+
+    def test_install_under_a_root(self):
+        with tempfile.TemporaryDirectory() as root:
+            env = install.install(root, venv=None, log=lambda m: None)
+            hooks = env['HEAT_CONFIG_HOOKS']
+            for hook in ('script', 'docker-cmd'):
+                self.assertTrue(os.access(os.path.join(hooks, hook),
+                                          os.X_OK))
+            parts = sorted(os.listdir(os.path.join(
+                env['OS_REFRESH_CONFIG_BASE_DIR'], 'configure.d')))
+            self.assertEqual(['20-os-apply-config',
+                              '50-heat-config-docker-cmd', '55-heat-config'],
+                             parts)
+            self.assertTrue(env['HEAT_SHELL_CONFIG'].startswith(root))
+
+    def test_defaults_on_a_real_server(self):
+        env = install.environment('/', None)
+        self.assertEqual('/var/lib/heat-config/hooks',
+                         env['HEAT_CONFIG_HOOKS'])
+        self.assertEqual('/var/run/heat-config/heat-config',
+                         env['HEAT_SHELL_CONFIG'])
+        self.assertEqual('/var/lib/heat-config/deployed',
+                         env['HEAT_CONFIG_DEPLOYED'])
