@@ -22,6 +22,7 @@ import time
 from lc import build
 from lc import cloud
 from lc import demo
+from lc import docker_host
 from lc import images
 from lc import kubernetes
 from lc import node as node_mod
@@ -104,6 +105,15 @@ def cmd_down(args):
 def cmd_images(args):
     for ref in images.build_all(log=_log, only=args.names or None):
         print(ref)
+
+
+def cmd_docker_host(args):
+    if args.stop:
+        docker_host.stop(args.state_dir, args.stack)
+        return
+    env = dict(os.environ, **env_exports(args.state_dir))
+    config = docker_host.stack_agent_config(env, args.stack)
+    docker_host.start(args.state_dir, args.stack, config, log=_log)
 
 
 def cmd_status(args):
@@ -224,6 +234,12 @@ def parser():
                        'by content) and load them into podman')
     i.add_argument('names', nargs='*', help='only these images')
     i.set_defaults(func=cmd_images)
+    h = sub.add_parser('docker-host', help="make this machine the docker "
+                       "host of a stack's OS::Heat::DeployedServer: start "
+                       "the heat-config agent with the host's agent_config")
+    h.add_argument('stack', help='stack name or id (its `host` resource)')
+    h.add_argument('--stop', action='store_true', help='stop the agent')
+    h.set_defaults(func=cmd_docker_host)
     sub.add_parser('status', help='show what runs').set_defaults(
         func=cmd_status)
     sub.add_parser('env', help='print shell exports').set_defaults(

@@ -1,0 +1,170 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+
+"""This machine as a stack's docker host (an OS::Heat::DeployedServer).
+
+``start(state_dir, stack, env)`` reads the stack's host ``agent_config``
+output (the deployed server's os-collect-config settings: Heat's API and
+the server's own Keystone credentials), installs the agent side
+(agent/install.py: our dispatcher, ``script`` and ``docker-cmd`` hooks,
+os-collect-config, os-refresh-config and os-apply-config from PyPI in a
+cached virtualenv) under ``<state>/docker-host/<stack>`` and starts
+os-collect-config there: it polls Heat (POLL_SERVER_HEAT), runs each new
+deployment and signals the result back (HEAT_SIGNAL), as on a real server.
+Containers run under podman (``HEAT_DOCKER_CMD``) with a containers.conf
+giving what this machine needs: runc, cgroupfs and explicit ulimits.
+"""
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+
+from lc import paths
+from lc import procs
+
+AGENT_DIR = os.path.join(paths.REPO_DIR, 'agent')
+# A real server polls every 30 s; loopback Heat can take a poll a second.
+POLLING_INTERVAL = 1
+CONTAINERS_CONF = """\
+# podman on this machine: crun fails on its hybrid cgroups, PID 1 is not
+# systemd, and runc needs explicit limits (hard nofile limit 20000).
+[containers]
+default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]
+
+[engine]
+runtime = "runc"
+cgroup_manager = "cgroupfs"
+"""
+
+
+def _install_module():
+    sys.path.insert(0, AGENT_DIR)
+    try:
+        import install
+    finally:
+        sys.path.remove(AGENT_DIR)
+    return install
+
+
+def agent_venv():
+    """The agents' virtualenv, keyed by their pins and Python version."""
+    pins = '\n'.join(('%d.%d' % sys.version_info[:2],) +
+                     _install_module().AGENT_PACKAGES)
+    return os.path.join(paths.cache_dir(), 'venv', 'agent-' + hashlib.sha256(
+        pins.encode()).hexdigest()[:12])
+
+
+def host_dir(state_dir, stack):
+    return os.path.join(state_dir, 'docker-host', stack)
+
+
+def process_name(stack):
+    return 'docker-host-' + stack
+
+
+def collect_config(agent_config, cachedir, root):
+    """os-collect-config.conf for a deployed server's `agent_config`."""
+    heat = agent_config.get('heat')
+    if not heat:
+        raise ValueError('agent_config has no heat collector settings (the '
+                         'host needs ContainerHostConfigTransport: '
+                         'POLL_SERVER_HEAT): %s' % sorted(agent_config))
+    lines = ['[DEFAULT]',
+             'collectors = heat',
+             'command = os-refresh-config --lockfile %s' % os.path.join(
+                 root, 'var/run/os-refresh-config.lock'),
+             'cachedir = %s' % cachedir,
+             'polling_interval = %d' % POLLING_INTERVAL,
+             'min_polling_interval = %d' % POLLING_INTERVAL,
+             '', '[heat]']
+    for key in ('auth_url', 'user_id', 'password', 'project_id', 'stack_id',
+                'resource_name', 'region_name'):
+        if heat.get(key):
+            lines.append('%s = %s' % (key, heat[key]))
+    return '\n'.join(lines) + '\n'
+
+
+def _write(path, text, mode=0o600):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with os.fdopen(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_TRUNC,
+                           mode), 'w') as f:
+        f.write(text)
+
+
+def configure(state_dir, stack, agent_config, log=print):
+    """Install and configure the agent for one stack's host; returns the
+    os-collect-config command line and its environment."""
+    base = host_dir(state_dir, stack)
+    root = os.path.join(base, 'root')
+    venv = agent_venv()
+    env = _install_module().install(root, venv, log=log)
+    conf = os.path.join(base, 'os-collect-config.conf')
+    _write(conf, collect_config(agent_config,
+                                os.path.join(base, 'collect-cache'), root))
+    containers_conf = os.path.join(base, 'containers.conf')
+    _write(containers_conf, CONTAINERS_CONF, 0o644)
+    env = dict(env, HEAT_DOCKER_CMD='podman',
+               CONTAINERS_CONF=containers_conf, PYTHONUNBUFFERED='1')
+    argv = [os.path.join(venv, 'bin', 'os-collect-config'),
+            '--config-file', conf]
+    return argv, env
+
+
+def start(state_dir, stack, agent_config, log=print):
+    """Configure and start the agent; a running one is restarted (new
+    credentials after a host replacement)."""
+    name = process_name(stack)
+    procs.stop(state_dir, name)
+    argv, env = configure(state_dir, stack, agent_config, log=log)
+    pid = procs.start(state_dir, name, argv, env=env)
+    log('docker host agent for %s: pid %d, log %s' % (
+        stack, pid, procs.log_path(state_dir, name)))
+    return pid
+
+
+def stop(state_dir, stack):
+    procs.stop(state_dir, process_name(stack))
+
+
+def stack_agent_config(openstack_env, stack, host_resource='host',
+                       timeout=300):
+    """The `agent_config` output of the stack's host (a nested stack),
+    once the host is created."""
+    def cli(*args):
+        out = subprocess.run(['openstack'] + list(args) + ['-f', 'json'],
+                             env=openstack_env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, timeout=120)
+        if out.returncode:
+            raise RuntimeError(out.stderr.strip())
+        return json.loads(out.stdout)
+
+    deadline = time.monotonic() + timeout
+    while True:
+        res = cli('stack', 'resource', 'show', stack, host_resource)
+        if res['resource_status'] == 'CREATE_COMPLETE' or (
+                res['resource_status'].startswith('UPDATE')):
+            nested = res['physical_resource_id']
+            out = cli('stack', 'output', 'show', nested, 'agent_config')
+            value = out['output_value']
+            return json.loads(value) if isinstance(value, str) else value
+        if res['resource_status'].endswith('FAILED'):
+            raise RuntimeError('%s %s: %s' % (host_resource,
+                                              res['resource_status'],
+                                              res['resource_status_reason']))
+        if time.monotonic() > deadline:
+            raise RuntimeError('%s of %s not created after %ds' % (
+                host_resource, stack, timeout))
+        time.sleep(1)
