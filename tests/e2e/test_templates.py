@@ -662,12 +662,12 @@ def test_docker_published_configuration(docker_identity):
     # Keystone: db_sync runs to completion, then the API starts, then the
     # health check waits for it.
     keystone = by_name[p + 'keystone-2-containers']['config']
-    assert set(keystone) == {p + 'keystone-bootstrap', p + 'keystone',
+    assert set(keystone) == {p + 'keystone-init', p + 'keystone',
                              p + 'keystone-ready'}
     order = sorted(keystone, key=lambda c: keystone[c]['start_order'])
-    assert order == [p + 'keystone-bootstrap', p + 'keystone',
+    assert order == [p + 'keystone-init', p + 'keystone',
                      p + 'keystone-ready']
-    bootstrap = keystone[p + 'keystone-bootstrap']
+    bootstrap = keystone[p + 'keystone-init']
     service = keystone[p + 'keystone']
     ready = keystone[p + 'keystone-ready']
     assert bootstrap['detach'] is False
@@ -679,7 +679,7 @@ def test_docker_published_configuration(docker_identity):
     assert service['net'] == 'host'
     assert ready['action'] == 'exec'
     assert ready['command'][0] == p + 'keystone'
-    assert ready['command'][-1] == 'http://127.0.0.1:5000/v3'
+    assert ready['command'][-1] == 'http://%s:5000/v3' % DOCKER_HOST_ADDRESS
 
     # Files: written by the files deployment, mounted read-only;
     # keystone.conf, rendered by Heat (OS::HeatK8s::RenderedFiles), is a
