@@ -24,6 +24,7 @@ import (
 	"github.com/coredns/coredns/coremain"
 
 	// The plugins a Corefile of this binary may use.
+	_ "github.com/coredns/coredns/plugin/bind"
 	_ "github.com/coredns/coredns/plugin/cache"
 	_ "github.com/coredns/coredns/plugin/errors"
 	_ "github.com/coredns/coredns/plugin/health"
