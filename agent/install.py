@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 # Licensed under the Apache License, Version 2.0 (the "License"); you may
 # not use this file except in compliance with the License. You may obtain
 # a copy of the License at
@@ -14,6 +15,7 @@
 """Install heat-k8s's heat-config agent side on a server.
 
     python3 agent/install.py [--root DIR] [--venv DIR] [--no-venv]
+                             [--docker-cmd CMD] [--service]
 
 installs, under ``--root`` (``/`` on a real server; a directory for a
 server that shares its machine, like tools/localcloud's docker host):
@@ -29,7 +31,13 @@ server that shares its machine, like tools/localcloud's docker host):
 - ``etc/heat-config-agent.env``: the variables pointing the agent chain at
   those paths (the contract's defaults when the root is ``/``);
 - os-collect-config, os-refresh-config and os-apply-config from PyPI in a
-  virtualenv (``--venv``, skipped with ``--no-venv``).
+  virtualenv (``--venv``, skipped with ``--no-venv``);
+- with ``--service`` (a server booted by Heat): a first
+  ``etc/os-collect-config.conf`` (collectors read the boot data Heat wrote
+  to /var/lib/heat-cfntools; os-apply-config then renders the real one
+  from the server's metadata and os-collect-config re-executes itself)
+  and a systemd unit running os-collect-config, started when the root is
+  ``/`` and systemd runs.
 
 The files come from this directory, or from BUNDLE below when Heat
 embedded them into a boot script (templates/hosts/nova-docker.yaml).
@@ -44,6 +52,8 @@ import subprocess
 import sys
 
 BUNDLE = r"""@BUNDLE@"""
+# The boot script's HEAT_DOCKER_CMD (ContainerHostDockerCommand).
+BOOT_DOCKER_CMD = r"""@DOCKER_CMD@"""
 HERE = os.path.dirname(os.path.abspath(__file__))
 # source (relative to agent/) -> installed path (relative to the root)
 FILES = {
@@ -63,6 +73,26 @@ FILES = {
 EXECUTABLE = ('hooks/', 'usr/libexec/os-refresh-config/', 'usr/local/bin/')
 APPLY_CONFIG = 'usr/libexec/os-refresh-config/configure.d/20-os-apply-config'
 ENV_FILE = 'etc/heat-config-agent.env'
+UNIT = 'etc/systemd/system/os-collect-config.service'
+FIRST_COLLECT_CONFIG = '''\
+[DEFAULT]
+command = os-refresh-config
+'''
+UNIT_TEXT = '''\
+[Unit]
+Description=Collect deployments from Heat and run them (heat-config)
+After=network-online.target docker.service
+Wants=network-online.target
+
+[Service]
+EnvironmentFile=%(env)s
+ExecStart=%(venv)s/bin/os-collect-config --config-file %(conf)s
+Restart=on-failure
+RestartSec=10
+
+[Install]
+WantedBy=multi-user.target
+'''
 # What a server needs from PyPI (heat-agents' hooks are not published).
 AGENT_PACKAGES = ('os-collect-config==14.1.0', 'os-refresh-config==14.1.0',
                   'os-apply-config==14.1.0')
@@ -79,7 +109,7 @@ def sources():
     return found
 
 
-def environment(root, venv):
+def environment(root, venv, docker_cmd=None):
     """The agent chain's variables for files under `root`."""
     def at(path):
         return os.path.join(root, path)
@@ -92,6 +122,8 @@ def environment(root, venv):
         'HEAT_SCRIPT_OUTPUTS': at('var/run/heat-config/heat-config-script'),
         'OS_REFRESH_CONFIG_BASE_DIR': at('usr/libexec/os-refresh-config'),
     }
+    if docker_cmd:
+        env['HEAT_DOCKER_CMD'] = docker_cmd
     path = [at('usr/local/bin')]
     if venv:
         path.insert(0, os.path.join(venv, 'bin'))
@@ -120,7 +152,7 @@ def write(path, text, mode):
     os.rename(tmp, path)
 
 
-def install(root, venv=None, log=print):
+def install(root, venv=None, log=print, docker_cmd=None, service=False):
     root = os.path.abspath(root)
     texts = sources()
     for src, dest in FILES.items():
@@ -130,9 +162,10 @@ def install(root, venv=None, log=print):
     write(os.path.join(root, APPLY_CONFIG), apply_config_script(root), 0o755)
     for d in ('var/lib/heat-config/deployed', 'var/run/heat-config'):
         os.makedirs(os.path.join(root, d), mode=0o700, exist_ok=True)
-    env = environment(root, venv)
+    env = environment(root, venv, docker_cmd)
+    # K=V lines: read by systemd's EnvironmentFile and by `set -a; . file`.
     write(os.path.join(root, ENV_FILE), ''.join(
-        'export %s=%s\n' % (k, shlex.quote(v)) for k, v in sorted(
+        '%s=%s\n' % (k, shlex.quote(v)) for k, v in sorted(
             env.items())), 0o644)
     if venv and not os.path.exists(os.path.join(venv, 'bin',
                                                 'os-collect-config')):
@@ -141,7 +174,23 @@ def install(root, venv=None, log=print):
         subprocess.run([os.path.join(venv, 'bin', 'pip'), 'install', '-q',
                         '--disable-pip-version-check'] +
                        list(AGENT_PACKAGES), check=True)
+    if service:
+        install_service(root, venv, log)
     return env
+
+
+def install_service(root, venv, log):
+    conf = os.path.join(root, 'etc/os-collect-config.conf')
+    if not os.path.exists(conf):
+        write(conf, FIRST_COLLECT_CONFIG, 0o600)
+    write(os.path.join(root, UNIT), UNIT_TEXT % {
+        'env': os.path.join(root, ENV_FILE), 'venv': venv, 'conf': conf},
+        0o644)
+    if root == '/' and os.path.isdir('/run/systemd/system'):
+        log('starting os-collect-config')
+        subprocess.run(['systemctl', 'daemon-reload'], check=True)
+        subprocess.run(['systemctl', 'enable', '--now',
+                        'os-collect-config.service'], check=True)
 
 
 def main(argv=None):
@@ -149,8 +198,17 @@ def main(argv=None):
     p.add_argument('--root', default='/')
     p.add_argument('--venv', default='/opt/heat-config-agent')
     p.add_argument('--no-venv', action='store_true')
+    p.add_argument('--docker-cmd', help='HEAT_DOCKER_CMD (default docker)',
+                   default=None if BOOT_DOCKER_CMD.startswith('@') else
+                   BOOT_DOCKER_CMD)
+    p.add_argument('--service', action='store_true',
+                   help='run os-collect-config as a systemd service')
+    # Run as a server's boot script (bundle embedded, no arguments): the
+    # agent is to run as a service.
+    p.set_defaults(service=not BUNDLE.startswith('@'))
     args = p.parse_args(argv)
-    install(args.root, None if args.no_venv else args.venv)
+    install(args.root, None if args.no_venv else args.venv,
+            docker_cmd=args.docker_cmd, service=args.service)
     return 0
 
 

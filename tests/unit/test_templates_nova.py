@@ -25,17 +25,41 @@ OS::Nova::Server runs.
 from tests.unit import heat_harness  # first: sets up Heat
 
 import copy
+import filecmp
 import os
+import subprocess
+import sys
+import tempfile
 from unittest import mock
 
 from heat.common import template_format
 from heat.engine.clients.os import glance
 from heat.engine.clients.os import nova
+from heat.engine import environment
 from heat.engine import resource
+from heat.engine import stack as heat_stack
+from heat.engine import template as heat_template
+from heat.tests import utils
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 HOST = os.path.join(REPO, 'templates', 'hosts', 'nova-docker.yaml')
+
+
+def resolve_files(node, base, files):
+    """What heatclient does before sending a template: get_file paths
+    become file: URLs and their contents go into `files`."""
+    if isinstance(node, dict):
+        if list(node) == ['get_file'] and isinstance(node['get_file'], str):
+            path = os.path.normpath(os.path.join(base, node['get_file']))
+            url = 'file://' + path
+            with open(path) as f:
+                files[url] = f.read()
+            return {'get_file': url}
+        return {k: resolve_files(v, base, files) for k, v in node.items()}
+    if isinstance(node, list):
+        return [resolve_files(v, base, files) for v in node]
+    return node
 
 
 class NovaDockerHostTest(heat_harness.KubernetesTestCase):
@@ -55,6 +79,54 @@ class NovaDockerHostTest(heat_harness.KubernetesTestCase):
                                                 min_disk=0))
         self.patchobject(nova.NovaClientPlugin, 'get_flavor',
                          return_value=mock.Mock(ram=2048, disk=20))
+
+    def parse(self, template, params=None, stack_name=None):
+        files = {}
+        template = resolve_files(template, os.path.dirname(HOST), files)
+        ctx = utils.dummy_context(tenant_id=heat_harness.PROJECT_ID)
+        tmpl = heat_template.Template(
+            template, files=files, env=environment.Environment(params or {}))
+        tmpl.store(ctx)
+        stk = heat_stack.Stack(ctx, stack_name or utils.random_name(), tmpl)
+        stk.store()
+        self.stacks.append(stk)
+        return stk
+
+    def test_boot_script_installs_the_agent(self):
+        """The server's user script, as Heat renders it, installs the
+        same files as agent/install.py run from this repository."""
+        stack = self.parse(self.template, {'parameters': {
+            'name': 'identity', 'ContainerHostDockerCommand': 'podman'}})
+        stack.validate()
+        script = stack['agent_install'].properties['config']
+        self.assertTrue(script.startswith('#!/usr/bin/env python3\n'))
+        with tempfile.TemporaryDirectory() as tmp:
+            boot = os.path.join(tmp, 'cfn-userdata')
+            with open(boot, 'w') as f:
+                f.write(script)
+            for root, argv in ((os.path.join(tmp, 'booted'), [boot]),
+                               (os.path.join(tmp, 'repo'), [os.path.join(
+                                   REPO, 'agent', 'install.py'),
+                                   '--service'])):
+                subprocess.run([sys.executable] + argv + [
+                    '--root', root, '--no-venv'], check=True)
+            booted = os.path.join(tmp, 'booted')
+            files = sorted(os.path.relpath(os.path.join(d, n), booted)
+                           for d, _, names in os.walk(booted)
+                           for n in names)
+            self.assertIn('var/lib/heat-config/hooks/docker-cmd', files)
+            self.assertIn('etc/systemd/system/os-collect-config.service',
+                          files)
+            same = [f for f in files if f != 'etc/heat-config-agent.env' and
+                    'os-refresh-config/configure.d/20' not in f and
+                    'systemd' not in f]
+            match, mismatch, errors = filecmp.cmpfiles(
+                booted, os.path.join(tmp, 'repo'), same, shallow=False)
+            self.assertEqual(([], []), (mismatch, errors))
+            self.assertEqual(len(same), len(match))
+            self.assertGreaterEqual(len(match), 7)
+            with open(os.path.join(booted, 'etc/heat-config-agent.env')) as f:
+                self.assertIn('HEAT_DOCKER_CMD=podman\n', f.read())
 
     def test_server_validates(self):
         stack = self.parse(self.template, {'parameters': {
