@@ -138,8 +138,9 @@ IMAGES = (
         user='memcache', ports=(11211,)),
     Image(
         name='keystone', version_key='KEYSTONE_VERSION',
-        packages=('ca-certificates', 'passwd', 'python3', 'python3-venv',
-                  'apache2', 'libapache2-mod-wsgi-py3'),
+        # curl: the docker backend's HTTP health check runs in the image.
+        packages=('ca-certificates', 'curl', 'passwd', 'python3',
+                  'python3-venv', 'apache2', 'libapache2-mod-wsgi-py3'),
         files=(('keystone/kolla_start', '/usr/local/bin/kolla_start',
                 0o755),),
         requirements='keystone/requirements.txt',

@@ -1,0 +1,333 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""The images `tools/localcloud images` builds, run under podman.
+
+Each service runs with host networking on an address of its own in
+127.0.0.0/8 (BIND_ADDRESS, as on a docker host), and a second container
+is its client, so a login really crosses the network. Every container
+started here is removed at the end.
+"""
+
+import json
+import os
+import re
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import uuid
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, 'tools'))
+
+from lc import images  # noqa: E402
+
+PODMAN = list(images.PODMAN)
+RUN_FLAGS = ['--ulimit', 'nofile=1024:1024', '--ulimit', 'nproc=1024:1024',
+             '--network', 'host']
+
+
+@pytest.fixture(scope='module')
+def refs():
+    """Build (or find) every image the way a user does."""
+    out = subprocess.run(
+        [os.path.join(REPO, 'tools', 'localcloud'), 'images'],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        timeout=3600)
+    assert out.returncode == 0, out.stdout
+    return images.refs()
+
+
+class Containers:
+    """Starts containers and removes every one of them afterwards."""
+
+    def __init__(self):
+        self.prefix = 'heat-k8s-images-test-%s-' % uuid.uuid4().hex[:6]
+        self.names = []
+
+    def start(self, name, image, *args, env=None, volumes=()):
+        name = self.prefix + name
+        self.names.append(name)
+        argv = PODMAN + ['run', '--detach', '--name', name] + RUN_FLAGS
+        for key, value in sorted((env or {}).items()):
+            argv += ['--env', '%s=%s' % (key, value)]
+        for volume in volumes:
+            argv += ['--volume', volume]
+        subprocess.run(argv + [image] + list(args), check=True,
+                       stdout=subprocess.DEVNULL)
+        return name
+
+    def run(self, image, *args, env=None, volumes=(), check=True):
+        """Run a container to completion; return (exit code, output)."""
+        name = self.prefix + 'run-%d' % len(self.names)
+        self.names.append(name)
+        argv = PODMAN + ['run', '--rm', '--name', name] + RUN_FLAGS
+        for key, value in sorted((env or {}).items()):
+            argv += ['--env', '%s=%s' % (key, value)]
+        for volume in volumes:
+            argv += ['--volume', volume]
+        out = subprocess.run(argv + [image] + list(args),
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True, timeout=300)
+        if check:
+            assert out.returncode == 0, out.stdout
+        return out.returncode, out.stdout
+
+    def exec(self, name, *args):
+        out = subprocess.run(PODMAN + ['exec', name] + list(args),
+                             stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, timeout=60)
+        return out.returncode, out.stdout
+
+    def logs(self, name):
+        return subprocess.run(PODMAN + ['logs', name],
+                              stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True).stdout
+
+    def wait(self, name, what, check, timeout=120):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if check():
+                return
+            state = subprocess.run(
+                PODMAN + ['inspect', '--format', '{{.State.Running}}', name],
+                stdout=subprocess.PIPE, text=True).stdout.strip()
+            if state != 'true':
+                pytest.fail('%s exited before %s:\n%s'
+                            % (name, what, self.logs(name)))
+            time.sleep(1)
+        pytest.fail('%s: no %s after %ds:\n%s'
+                    % (name, what, timeout, self.logs(name)))
+
+    def remove_all(self):
+        for name in self.names:
+            subprocess.run(PODMAN + ['rm', '--force', '--time', '2', name],
+                           stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+
+
+@pytest.fixture
+def containers():
+    c = Containers()
+    yield c
+    c.remove_all()
+
+
+def _pick(low, high):
+    return low + secrets.randbelow(high - low + 1)
+
+
+@pytest.fixture
+def address():
+    """A loopback address no other test run uses."""
+    return '127.%d.%d.%d' % (_pick(100, 250),
+                             _pick(0, 255), _pick(2, 250))
+
+
+def _port_open(address, port):
+    try:
+        with socket.create_connection((address, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def _start_postgres(containers, refs, address, password):
+    name = containers.start('postgres', refs['postgres'], env={
+        'POSTGRES_USER': 'app', 'POSTGRES_DB': 'appdb',
+        'POSTGRES_PASSWORD': password, 'BIND_ADDRESS': address})
+    containers.wait(name, 'ready database', lambda: containers.exec(
+        name, 'pg_isready', '-h', address, '-U', 'app', '-d', 'appdb')[0]
+        == 0)
+    return name
+
+
+def test_pause(refs, containers):
+    name = containers.start('pause', refs['pause'])
+    inspect = json.loads(subprocess.run(
+        PODMAN + ['inspect', name], stdout=subprocess.PIPE, text=True,
+        check=True).stdout)[0]
+    assert inspect['Config']['User'] == '65535:65535'
+    assert inspect['State']['Running']
+    subprocess.run(PODMAN + ['stop', '--time', '5', name], check=True,
+                   stdout=subprocess.DEVNULL)
+    code = subprocess.run(
+        PODMAN + ['inspect', '--format', '{{.State.ExitCode}}', name],
+        stdout=subprocess.PIPE, text=True).stdout.strip()
+    # SIGTERM ends it at once with 0 (no SIGKILL after the grace time).
+    assert code == '0'
+
+
+def test_postgres_login(refs, containers, address):
+    _start_postgres(containers, refs, address, 'secret-pw-1')
+    code, out = containers.run(
+        refs['postgres'], 'psql', '-h', address, '-U', 'app', '-d', 'appdb',
+        '-tAc', 'SELECT current_user, current_database()',
+        env={'PGPASSWORD': 'secret-pw-1'})
+    assert out.strip() == 'app|appdb'
+    code, out = containers.run(
+        refs['postgres'], 'psql', '-h', address, '-U', 'app', '-d', 'appdb',
+        '-c', 'SELECT 1', env={'PGPASSWORD': 'wrong'}, check=False)
+    assert code != 0
+    assert 'password authentication failed' in out
+
+
+def test_mariadb_root_login_and_healthcheck(refs, containers, address):
+    with tempfile.TemporaryDirectory() as conf_d:
+        with open(os.path.join(conf_d, '90-test.cnf'), 'w') as f:
+            f.write('[mysqld]\nmax_connections = 123\n'
+                    'skip_name_resolve = ON\n')
+        name = containers.start(
+            'mariadb', refs['mariadb'],
+            env={'MARIADB_ROOT_PASSWORD': 'root-pw-1',
+                 'MARIADB_BIND_ADDRESS': address},
+            volumes=['%s:/etc/mysql/conf.d:ro' % conf_d])
+        containers.wait(name, 'healthy server', lambda: containers.exec(
+            name, 'healthcheck.sh', '--connect', '--innodb_initialized')[0]
+            == 0)
+        # identity.yaml's database task: root over the network, MYSQL_PWD.
+        code, out = containers.run(
+            refs['mariadb'], 'sh', '-c',
+            'mariadb -h "$DB_HOST" -u root -N -e '
+            '"SELECT @@max_connections, CURRENT_USER()"',
+            env={'DB_HOST': address, 'MYSQL_PWD': 'root-pw-1'})
+        assert out.split() == ['123', 'root@%']
+        code, out = containers.run(
+            refs['mariadb'], 'mariadb', '-h', address, '-u', 'root',
+            '-e', 'SELECT 1', env={'MYSQL_PWD': 'wrong'}, check=False)
+        assert code != 0
+        assert 'Access denied' in out
+    # Only the address it was given: not 127.0.0.1.
+    assert not _port_open(address.rsplit('.', 1)[0] + '.1', 3306)
+
+
+def test_memcached_stats(refs, containers, address):
+    port = _pick(20000, 30000)
+    containers.start('memcached', refs['memcached'], 'memcached', '-m', '64',
+                     '-p', str(port), env={'BIND_ADDRESS': address})
+    name = containers.names[-1]
+    containers.wait(name, 'listening memcached',
+                    lambda: _port_open(address, port))
+    with socket.create_connection((address, port), timeout=5) as s:
+        s.sendall(b'stats\r\n')
+        data = b''
+        while not data.endswith(b'END\r\n'):
+            chunk = s.recv(4096)
+            assert chunk, data
+            data += chunk
+    assert b'STAT limit_maxbytes 67108864' in data
+    code, out = containers.exec(name, 'id', '-un')
+    assert out.strip() == 'memcache'
+
+
+def test_keystone_manage_version(refs, containers):
+    code, out = containers.run(refs['keystone'], 'keystone-manage',
+                               '--version')
+    assert out.strip() == images.build.read_versions()['KEYSTONE_VERSION']
+
+
+def _kolla_dir(tmp, config, files):
+    os.makedirs(tmp, exist_ok=True)
+    with open(os.path.join(tmp, 'config.json'), 'w') as f:
+        json.dump(config, f)
+    for path, text in files.items():
+        full = os.path.join(tmp, path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, 'w') as f:
+            f.write(text)
+    return '%s:/var/lib/kolla/config_files:ro' % tmp
+
+
+def test_kolla_start_copies_config(refs, containers, tmp_path):
+    volume = _kolla_dir(str(tmp_path / 'kolla'), {
+        'config_files': [
+            {'source': '/var/lib/kolla/config_files/test.conf',
+             'dest': '/etc/keystone/test.conf',
+             'owner': 'keystone', 'perm': '0600'},
+            {'source': '/var/lib/kolla/config_files/keys',
+             'dest': '/etc/keystone/keys',
+             'owner': 'keystone', 'perm': '0600'}],
+        'command': 'sh -c "stat -c \'%U %a %n\' /etc/keystone/test.conf '
+                   '/etc/keystone/keys /etc/keystone/keys/0 && '
+                   'cat /etc/keystone/test.conf"'},
+        {'test.conf': '[DEFAULT]\ndebug = true\n', 'keys/0': 'key0'})
+    code, out = containers.run(refs['keystone'], volumes=[volume],
+                               env={'KOLLA_CONFIG_STRATEGY': 'COPY_ALWAYS'})
+    assert 'keystone 600 /etc/keystone/test.conf' in out
+    assert 'keystone 700 /etc/keystone/keys\n' in out
+    assert 'keystone 600 /etc/keystone/keys/0' in out
+    assert '[DEFAULT]\ndebug = true' in out
+
+
+def test_keystone_serves_from_identity_yaml_files(refs, containers, address,
+                                                  tmp_path):
+    """db_sync (KOLLA_BOOTSTRAP), then Apache with our wsgi-keystone.conf."""
+    db = tmp_path / 'db'
+    db.mkdir()
+    os.chmod(db, 0o777)  # noqa: S103  the keystone user writes the database
+    with open(os.path.join(REPO, 'templates', 'identity',
+                           'wsgi-keystone.conf')) as f:
+        wsgi = f.read()
+    volume = _kolla_dir(str(tmp_path / 'kolla'), {
+        'config_files': [
+            {'source': '/var/lib/kolla/config_files/keystone.conf',
+             'dest': '/etc/keystone/keystone.conf',
+             'owner': 'keystone', 'perm': '0600'},
+            {'source': '/var/lib/kolla/config_files/wsgi-keystone.conf',
+             'dest': '/etc/apache2/conf-enabled/wsgi-keystone.conf',
+             'owner': 'keystone', 'perm': '0600'}],
+        'command': '/usr/sbin/apache2 -DFOREGROUND'},
+        {'keystone.conf': '[database]\nconnection = '
+                          'sqlite:////var/lib/keystone-db/keystone.db\n',
+         'wsgi-keystone.conf': wsgi})
+    volumes = [volume, '%s:/var/lib/keystone-db' % db]
+    containers.run(refs['keystone'], 'kolla_start', volumes=volumes,
+                   env={'KOLLA_BOOTSTRAP': ''})
+    name = containers.start('keystone', refs['keystone'], volumes=volumes,
+                            env={'BIND_ADDRESS': address})
+    url = 'http://%s:5000/v3' % address
+    containers.wait(name, 'Keystone API', lambda: _port_open(address, 5000))
+    with urllib.request.urlopen(url, timeout=30) as resp:  # noqa: S310
+        body = json.loads(resp.read())
+    assert body['version']['id'].startswith('v3.')
+    assert body['version']['status'] == 'stable'
+
+
+def test_wagtail_migrates_and_serves(refs, containers, address):
+    _start_postgres(containers, refs, address, 'site-pw-1')
+    env = {'DATABASE_URL': 'postgres://app:site-pw-1@%s:5432/appdb'
+                           % address}
+    code, out = containers.run(refs['wagtail'], 'site-migrate', env=env)
+    assert 'Applying wagtailcore' in out
+    port = _pick(20000, 30000)
+    name = containers.start('wagtail', refs['wagtail'],
+                            env=dict(env, PORT=str(port),
+                                     BIND_ADDRESS=address))
+    containers.wait(name, 'web server', lambda: _port_open(address, port))
+    url = 'http://%s:%d/' % (address, port)
+    with urllib.request.urlopen(url, timeout=30) as resp:  # noqa: S310
+        status, page = resp.status, resp.read().decode()
+    assert status == 200
+    title = re.search(r'<title>\s*(.*?)\s*</title>', page, re.S).group(1)
+    # The home page the migration created, in Wagtail's welcome page.
+    assert title.startswith('Home'), title
+    css = re.search(r'href="(/static/css/[^"]+)"', page).group(1)
+    with urllib.request.urlopen(url.rstrip('/') + css,  # noqa: S310
+                                timeout=30) as resp:
+        assert resp.status == 200

@@ -1,0 +1,208 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""The pure parts of tools/lc/images.py: names, recipe hashes, pins."""
+
+import dataclasses
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+
+import yaml
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, 'tools'))
+
+from lc import build  # noqa: E402
+from lc import images  # noqa: E402
+
+VERSIONS = {'DEBIAN_SUITE': 'bookworm', 'PAUSE_VERSION': '3.10.2',
+            'KEYSTONE_VERSION': '30.0.0', 'WAGTAIL_VERSION': '7.4.4',
+            'HEAT_VERSION': '27.0.1'}
+
+
+class ReferenceTest(unittest.TestCase):
+
+    def test_names_and_tags(self):
+        self.assertEqual({
+            'pause': 'localhost/heat-k8s/pause:3.10.2',
+            'base': 'localhost/heat-k8s/base:bookworm',
+            'postgres': 'localhost/heat-k8s/postgres:15',
+            'mariadb': 'localhost/heat-k8s/mariadb:10.11',
+            'memcached': 'localhost/heat-k8s/memcached:1.6',
+            'keystone': 'localhost/heat-k8s/keystone:30.0.0',
+            'wagtail': 'localhost/heat-k8s/wagtail:7.4.4',
+        }, images.refs(VERSIONS))
+
+    def test_tag_follows_versions_env(self):
+        versions = dict(VERSIONS, KEYSTONE_VERSION='31.0.0')
+        self.assertEqual('localhost/heat-k8s/keystone:31.0.0',
+                         images.ref('keystone', versions))
+
+    def test_debian_tags_need_a_known_suite(self):
+        versions = dict(VERSIONS, DEBIAN_SUITE='trixie')
+        self.assertRaises(KeyError, images.ref, 'mariadb', versions)
+        self.assertEqual('localhost/heat-k8s/base:trixie',
+                         images.ref('base', versions))
+
+    def test_unknown_image_refused(self):
+        self.assertRaises(ValueError, images._selected, ['postgres', 'nope'])
+        self.assertEqual(('postgres',), tuple(
+            i.name for i in images._selected(['postgres'])))
+        self.assertEqual(images.IMAGES, images._selected(None))
+
+    def test_archive_named_after_tag_and_recipe(self):
+        image = images.BY_NAME['postgres']
+        path = images.archive_path(image, VERSIONS)
+        self.assertEqual(
+            'postgres-15-%s.tar' % images.recipe_hash(image, VERSIONS),
+            os.path.basename(path))
+
+
+class RecipeHashTest(unittest.TestCase):
+
+    def setUp(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        self.images_dir = os.path.join(tmp, 'images')
+        shutil.copytree(images.IMAGES_DIR, self.images_dir)
+
+    def hash(self, image, versions=VERSIONS):
+        if isinstance(image, str):
+            image = images.BY_NAME[image]
+        return images.recipe_hash(image, versions, self.images_dir)
+
+    def append(self, relpath, text):
+        with open(os.path.join(self.images_dir, relpath), 'a') as f:
+            f.write(text)
+
+    def test_stable(self):
+        for image in images.IMAGES:
+            self.assertEqual(self.hash(image), self.hash(image))
+            self.assertRegex(self.hash(image), '^[0-9a-f]{16}$')
+        self.assertEqual(len(images.IMAGES), len(
+            {self.hash(i) for i in images.IMAGES}))
+
+    def test_package_list_changes_it(self):
+        image = images.BY_NAME['memcached']
+        self.assertNotEqual(self.hash(image), self.hash(dataclasses.replace(
+            image, packages=image.packages + ('libevent-extra-2.1-7',))))
+
+    def test_build_steps_and_configuration_change_it(self):
+        image = images.BY_NAME['postgres']
+        for change in ({'script': image.script + 'true\n'},
+                       {'cmd': ('postgres', '-c', 'fsync=off')},
+                       {'env': image.env + (('X', '1'),)},
+                       {'user': 'postgres'}):
+            self.assertNotEqual(self.hash(image), self.hash(
+                dataclasses.replace(image, **change)), change)
+
+    def test_a_file_changes_its_image_only(self):
+        before = {i.name: self.hash(i) for i in images.IMAGES}
+        self.append('mariadb/healthcheck.sh', '# a change\n')
+        after = {i.name: self.hash(i) for i in images.IMAGES}
+        self.assertNotEqual(before.pop('mariadb'), after.pop('mariadb'))
+        self.assertEqual(before, after)
+
+    def test_pinned_set_changes_its_image_only(self):
+        before = {i.name: self.hash(i) for i in images.IMAGES}
+        self.append('wagtail/requirements.txt', 'six==1.17.0\n')
+        after = {i.name: self.hash(i) for i in images.IMAGES}
+        self.assertNotEqual(before.pop('wagtail'), after.pop('wagtail'))
+        self.assertEqual(before, after)
+
+    def test_pause_source_changes_it(self):
+        before = self.hash('pause')
+        self.append('pause.c', '/* a change */\n')
+        self.assertNotEqual(before, self.hash('pause'))
+
+    def test_versions_change_the_images_that_use_them(self):
+        for key, value, changed in (
+                ('KEYSTONE_VERSION', '31.0.0', {'keystone'}),
+                ('PAUSE_VERSION', '3.11', {'pause'}),
+                ('HEAT_VERSION', '28.0.0', set())):
+            versions = dict(VERSIONS, **{key: value})
+            self.assertEqual(changed, {
+                i.name for i in images.IMAGES
+                if self.hash(i) != self.hash(i, versions)}, key)
+
+    def test_the_suite_changes_every_debian_image(self):
+        image = images.BY_NAME['base']
+        self.assertNotEqual(self.hash(image), self.hash(
+            image, dict(VERSIONS, DEBIAN_SUITE='trixie')))
+        pause = images.BY_NAME['pause']
+        self.assertEqual(self.hash(pause), self.hash(
+            pause, dict(VERSIONS, DEBIAN_SUITE='trixie')))
+
+
+class ConfigurationTest(unittest.TestCase):
+
+    def test_import_changes(self):
+        changes = images._import_changes(images.BY_NAME['pause'], 'abc')
+        self.assertEqual(['LABEL heat-k8s.recipe=abc',
+                          'ENTRYPOINT ["/pause"]', 'USER 65535:65535',
+                          'ENV PATH=' + images._PATH], changes)
+        changes = images._import_changes(images.BY_NAME['postgres'], 'abc')
+        self.assertIn('CMD ["postgres"]', changes)
+        self.assertIn('ENV PGDATA=/var/lib/postgresql/data', changes)
+        self.assertIn('EXPOSE 5432/tcp', changes)
+        self.assertIn('STOPSIGNAL SIGINT', changes)
+
+    def test_customize_checks_the_debian_version(self):
+        script = images._customize_script(images.BY_NAME['mariadb'],
+                                          VERSIONS)
+        self.assertIn('dpkg-query', script)
+        self.assertIn('10.11.*)', script)
+        script = images._customize_script(images.BY_NAME['keystone'],
+                                          VERSIONS)
+        self.assertIn('python3 -m venv /var/lib/kolla/venv', script)
+        self.assertIn('--no-index', script)
+
+    def test_pins_agree_with_versions_env(self):
+        versions = build.read_versions()
+        for image in images.IMAGES:
+            images.check_pin(image, versions)
+
+    def test_a_pin_that_disagrees_is_refused(self):
+        versions = dict(build.read_versions(), WAGTAIL_VERSION='0.1')
+        self.assertRaisesRegex(RuntimeError, 'wagtail==0.1',
+                               images.check_pin, images.BY_NAME['wagtail'],
+                               versions)
+
+
+class EnvironmentFileTest(unittest.TestCase):
+
+    def test_localcloud_images_environment(self):
+        with open(os.path.join(REPO, 'environments',
+                               'localcloud-images.yaml')) as f:
+            env = yaml.safe_load(f)
+        refs = images.refs(build.read_versions())
+        self.assertEqual({
+            'keystone_image': refs['keystone'],
+            'mariadb_image': refs['mariadb'],
+            'memcached_image': refs['memcached'],
+            'app_image': refs['wagtail'],
+            'db_image': refs['postgres'],
+        }, env['parameter_defaults'])
+
+    def test_the_templates_have_these_parameters(self):
+        for template, names in (
+                ('identity.yaml', ('keystone_image', 'mariadb_image',
+                                   'memcached_image')),
+                ('example/app.yaml', ('app_image', 'db_image'))):
+            with open(os.path.join(REPO, 'templates', template)) as f:
+                params = yaml.safe_load(f)['parameters']
+            for name in names:
+                self.assertIn(name, params, template)
