@@ -167,13 +167,15 @@ def install(root, venv=None, log=print, docker_cmd=None, service=False):
     write(os.path.join(root, ENV_FILE), ''.join(
         '%s=%s\n' % (k, shlex.quote(v)) for k, v in sorted(
             env.items())), 0o644)
-    if venv and not os.path.exists(os.path.join(venv, 'bin',
-                                                'os-collect-config')):
+    complete = venv and os.path.join(venv, '.heat-config-agent-complete')
+    if venv and not os.path.exists(complete):
         log('installing %s into %s' % (', '.join(AGENT_PACKAGES), venv))
-        subprocess.run([sys.executable, '-m', 'venv', venv], check=True)
+        subprocess.run([sys.executable, '-m', 'venv', '--clear', venv],
+                       check=True)
         subprocess.run([os.path.join(venv, 'bin', 'pip'), 'install', '-q',
                         '--disable-pip-version-check'] +
                        list(AGENT_PACKAGES), check=True)
+        open(complete, 'w').close()  # an interrupted install starts over
     if service:
         install_service(root, venv, log)
     return env
