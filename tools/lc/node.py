@@ -27,6 +27,7 @@ bridge and the iptables rules, and puts back the sysctls it changed.
 import ipaddress
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import time
@@ -398,7 +399,10 @@ class Node(object):
                 '--kubeconfig=' + c.kubeconfig_of('kubelet'),
                 '--root-dir=' + self._file('kubelet'),
                 '--cert-dir=' + self._file('kubelet', 'pki'),
-                '--hostname-override=' + NAME, '--node-ip=127.0.0.1',
+                '--hostname-override=' + NAME,
+                # A kubelet refuses a loopback node IP; as with a cloud
+                # provider, `register()` sets the node's address instead.
+                '--cloud-provider=external',
                 '--node-labels=' + ','.join(
                     '%s=%s' % kv for kv in sorted(LABELS.items()))]
         if name == 'kube-proxy':
@@ -422,6 +426,7 @@ class Node(object):
         self.load_images()
         self.log('%-36s %5.1fs' % ('node images loaded', time.monotonic()
                                    - t0))
+        self.register()
         procs.start(self.state_dir, 'kubelet', self.argv('kubelet'))
         procs.wait_for(self._ready, 'node %s Ready' % NAME, timeout,
                        'kubelet', self.state_dir)
@@ -430,6 +435,23 @@ class Node(object):
                        'kube-proxy', self.state_dir)
         self.log('%-36s %5.1fs' % ('node %s ready' % NAME,
                                    time.monotonic() - t0))
+
+    def register(self):
+        """Create the Node with its address (127.0.0.1: the kubelet and
+        NodePorts listen on loopback) before the kubelet registers, which
+        then keeps the address (it would reject a loopback one)."""
+        self.cluster.request(
+            'PATCH', '/api/v1/nodes/%s?fieldManager=localcloud&force=true'
+            % NAME, {'apiVersion': 'v1', 'kind': 'Node',
+                     'metadata': {'name': NAME, 'labels': dict(
+                         LABELS, **{'kubernetes.io/hostname': NAME})}},
+            'application/apply-patch+yaml')
+        self.cluster.request(
+            'PATCH', '/api/v1/nodes/%s/status' % NAME,
+            {'status': {'addresses': [
+                {'type': 'InternalIP', 'address': '127.0.0.1'},
+                {'type': 'Hostname', 'address': NAME}]}},
+            'application/merge-patch+json')
 
     def load_images(self):
         """Import the images built here into containerd: those it lacks or
@@ -511,6 +533,7 @@ class Node(object):
                             '--config=' + self._file('kube-proxy.json')],
                            capture_output=True)
         self._network_down()
+        _remove_kube_chains()
         self._restore_sysctls()
         shutil.rmtree(self._file('cni', 'ipam'), ignore_errors=True)
         self._unlock()
@@ -559,6 +582,31 @@ def _ip(*args, check=True, ok_if=None):
 def _iptables(table, *args, check=True):
     return _run(['iptables', '-w', '-t', table] + list(args), check=check,
                 ok_if='already exists')
+
+
+def _remove_kube_chains():
+    """The KUBE-* chains the kubelet and kube-proxy made (and the jumps to
+    them), in every table, for IPv4 and IPv6."""
+    for command in ('iptables', 'ip6tables'):
+        for table in ('filter', 'nat', 'mangle'):
+            result = subprocess.run([command, '-w', '-t', table, '-S'],
+                                    capture_output=True, text=True)
+            if result.returncode:
+                continue
+            chains = []
+            for line in result.stdout.splitlines():
+                words = shlex.split(line)
+                if words[:1] == ['-N'] and words[1].startswith('KUBE-'):
+                    chains.append(words[1])
+                elif (words[:1] == ['-A'] and not words[1].startswith(
+                        'KUBE-') and any(w.startswith('KUBE-')
+                                         for w in words)):
+                    _run([command, '-w', '-t', table, '-D'] + words[1:],
+                         check=False)
+            for flag in ('-F', '-X'):
+                for chain in chains:
+                    _run([command, '-w', '-t', table, flag, chain],
+                         check=False)
 
 
 def _kill_shims(socket):

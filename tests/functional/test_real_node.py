@@ -1,0 +1,272 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""Readiness against the real kubelet: containers that really run, crash,
+lack their image, fail their probe or exit with a message.
+
+Each test checks what heat_k8s.readiness says of the live object. With
+HEAT_K8S_RECORD_FIXTURES=1 the objects are saved under
+tests/unit/fixtures/real/, where the readiness unit tests replay them.
+"""
+
+import json
+import os
+import sys
+import uuid
+
+import kubernetes
+import pytest
+
+from heat_k8s import readiness
+from tests.functional import cloud
+
+sys.path.insert(0, os.path.join(cloud.REPO, 'tools'))
+from lc import images  # noqa: E402
+
+FIXTURES = os.path.join(cloud.REPO, 'tests', 'unit', 'fixtures', 'real')
+BASE = images.ref('base')
+SLOW = 120  # a real pod: image unpack, sandbox, probes
+
+
+def record(name, obj):
+    if os.environ.get('HEAT_K8S_RECORD_FIXTURES'):
+        os.makedirs(FIXTURES, exist_ok=True)
+        with open(os.path.join(FIXTURES, name + '.json'), 'w') as f:
+            json.dump(obj, f, indent=2, sort_keys=True)
+            f.write('\n')
+
+
+@pytest.fixture(scope='module')
+def api(admin):
+    return kubernetes.dynamic.DynamicClient(admin)
+
+
+def get(api, kind, namespace, name, api_version='v1'):
+    resource = api.resources.get(api_version=api_version, kind=kind)
+    return resource.get(name=name, namespace=namespace).to_dict()
+
+
+def create(api, namespace, obj):
+    resource = api.resources.get(api_version=obj['apiVersion'],
+                                 kind=obj['kind'])
+    return resource.create(body=obj, namespace=namespace).to_dict()
+
+
+def pods_of(api, namespace, selector):
+    resource = api.resources.get(api_version='v1', kind='Pod')
+    return [p.to_dict() for p in resource.get(
+        namespace=namespace, label_selector=selector).items]
+
+
+def events_of(api, namespace, name):
+    resource = api.resources.get(api_version='v1', kind='Event')
+    return [e.to_dict() for e in resource.get(
+        namespace=namespace,
+        field_selector='involvedObject.name=' + name).items]
+
+
+def container(command, **extra):
+    return dict({'name': 'app', 'image': BASE, 'imagePullPolicy': 'Never',
+                 'command': ['sh', '-c', command],
+                 'securityContext': {'allowPrivilegeEscalation': False}},
+                **extra)
+
+
+def pod(name, *containers, restart='Always', **spec):
+    return {'apiVersion': 'v1', 'kind': 'Pod',
+            'metadata': {'name': name, 'labels': {'test': name}},
+            'spec': dict({'restartPolicy': restart,
+                          'terminationGracePeriodSeconds': 1,
+                          'containers': list(containers)}, **spec)}
+
+
+def wait_for_pod(api, namespace, name, check, what):
+    return cloud.wait_until(
+        lambda: (lambda p: check(p) and p)(get(api, 'Pod', namespace, name)),
+        what, timeout=SLOW, interval=1)
+
+
+def test_a_pod_really_runs_on_the_real_node(api, namespace):
+    create(api, namespace, pod('runs', container(
+        'echo hello from $(hostname); exec sleep 3600')))
+    live = wait_for_pod(api, namespace, 'runs',
+                        lambda p: readiness.pod(p).state == readiness.READY,
+                        'pod runs Ready')
+    record('pod_ready', live)
+    assert live['spec']['nodeName'] == 'node-0'
+    assert live['status']['podIP'].startswith('10.85.0.')
+    core = kubernetes.client.CoreV1Api(api.client)
+    assert 'hello from runs' in core.read_namespaced_pod_log('runs',
+                                                             namespace)
+
+
+def test_crash_loop_names_exit_code_and_last_message(api, namespace):
+    create(api, namespace, pod('crash', container(
+        'echo "cannot reach the database" > /dev/termination-log; exit 2')))
+
+    def crash_looping(p):
+        statuses = p['status'].get('containerStatuses') or []
+        return any((s.get('state', {}).get('waiting') or {}).get('reason')
+                   == 'CrashLoopBackOff' for s in statuses)
+    live = wait_for_pod(api, namespace, 'crash', crash_looping,
+                        'CrashLoopBackOff')
+    record('pod_crashloop', live)
+    verdict = readiness.pod(live)
+    assert verdict.state == readiness.PROGRESSING
+    assert 'container app: CrashLoopBackOff' in verdict.message
+    assert 'last exit code 2: cannot reach the database' in verdict.message
+
+
+def test_an_image_that_is_not_there(api, namespace):
+    create(api, namespace, pod('noimage', container(
+        'true', image='localhost/heat-k8s/not-built:1')))
+
+    def waiting(p):
+        statuses = p['status'].get('containerStatuses') or []
+        return any((s.get('state', {}).get('waiting') or {}).get('reason')
+                   == 'ErrImageNeverPull' for s in statuses)
+    live = wait_for_pod(api, namespace, 'noimage', waiting,
+                        'ErrImageNeverPull')
+    record('pod_image_missing', live)
+    verdict = readiness.pod(live)
+    assert verdict.state == readiness.PROGRESSING
+    assert 'container app: ErrImageNeverPull' in verdict.message
+    assert 'localhost/heat-k8s/not-built:1' in verdict.message
+
+
+def test_a_readiness_probe_that_never_passes_is_named(api, namespace):
+    create(api, namespace, pod('unready', container(
+        'exec sleep 3600', readinessProbe={
+            'exec': {'command': ['sh', '-c', 'echo not yet; exit 1']},
+            'periodSeconds': 1})))
+
+    def probe_failed(p):
+        return any(e.get('reason') == 'Unhealthy'
+                   for e in events_of(api, namespace, 'unready'))
+    live = wait_for_pod(api, namespace, 'unready', probe_failed,
+                        'a readiness probe failure event')
+    record('pod_probe_failing', live)
+    verdict = readiness.pod(live)
+    assert verdict.state == readiness.PROGRESSING
+    assert 'waiting for Ready' in verdict.message
+    explained = readiness.explain(verdict, events_of(api, namespace,
+                                                     'unready'))
+    assert 'Unhealthy: Readiness probe failed: not yet' in explained
+
+
+def test_a_failed_job_says_exit_code_and_termination_message(
+        api, namespace):
+    create(api, namespace, {
+        'apiVersion': 'batch/v1', 'kind': 'Job',
+        'metadata': {'name': 'migrate'},
+        'spec': {'backoffLimit': 0, 'template': {
+            'metadata': {'labels': {'job': 'migrate'}},
+            'spec': {'restartPolicy': 'Never',
+                     'terminationGracePeriodSeconds': 1,
+                     'containers': [container(
+                         'echo "schema version 7 is newer than this code" '
+                         '> /dev/termination-log; exit 3')]}}}})
+
+    def failed():
+        job = get(api, 'Job', namespace, 'migrate', 'batch/v1')
+        return readiness.job(job).state == readiness.FAILED and job
+    job = cloud.wait_until(failed, 'job migrate Failed', timeout=SLOW,
+                           interval=1)
+    pods = pods_of(api, namespace, 'job=migrate')
+    record('job_failed', job)
+    record('job_failed_pod', pods[0])
+    verdict = readiness.job(job, {'pods': pods})
+    assert verdict.message.startswith('job migrate failed: BackoffLimit'), (
+        verdict.message)
+    assert ('exit code 3: schema version 7 is newer than this code'
+            in verdict.message)
+
+
+def test_a_stalled_rollout_fails_with_progress_deadline(api, namespace):
+    create(api, namespace, {
+        'apiVersion': 'apps/v1', 'kind': 'Deployment',
+        'metadata': {'name': 'stalled'},
+        'spec': {'replicas': 1, 'progressDeadlineSeconds': 5,
+                 'selector': {'matchLabels': {'app': 'stalled'}},
+                 'template': {
+                     'metadata': {'labels': {'app': 'stalled'}},
+                     'spec': {'terminationGracePeriodSeconds': 1,
+                              'containers': [container(
+                                  'exec sleep 3600', readinessProbe={
+                                      'exec': {'command': ['false']},
+                                      'periodSeconds': 1})]}}}})
+
+    def failed():
+        d = get(api, 'Deployment', namespace, 'stalled', 'apps/v1')
+        return readiness.deployment(d).state == readiness.FAILED and d
+    deployment = cloud.wait_until(failed, 'ProgressDeadlineExceeded',
+                                  timeout=SLOW, interval=1)
+    record('deployment_deadline', deployment)
+    verdict = readiness.deployment(deployment, {
+        'pods': pods_of(api, namespace, 'app=stalled')})
+    assert 'ProgressDeadlineExceeded' in verdict.message
+    assert 'waiting for Ready' in verdict.message
+
+
+def test_a_claim_bound_to_a_local_volume_is_used_by_a_pod(
+        api, admin, namespace):
+    path = '/tmp/heat-k8s-pv-' + uuid.uuid4().hex[:8]
+    os.makedirs(path)
+    storage_class = 'local-' + namespace
+    create(api, None, {
+        'apiVersion': 'storage.k8s.io/v1', 'kind': 'StorageClass',
+        'metadata': {'name': storage_class},
+        'provisioner': 'kubernetes.io/no-provisioner',
+        'volumeBindingMode': 'Immediate'})
+    create(api, None, {
+        'apiVersion': 'v1', 'kind': 'PersistentVolume',
+        'metadata': {'name': storage_class},
+        'spec': {'capacity': {'storage': '1Gi'},
+                 'accessModes': ['ReadWriteOnce'],
+                 'persistentVolumeReclaimPolicy': 'Delete',
+                 'storageClassName': storage_class,
+                 'local': {'path': path},
+                 'nodeAffinity': {'required': {'nodeSelectorTerms': [{
+                     'matchExpressions': [{
+                         'key': 'kubernetes.io/hostname',
+                         'operator': 'In', 'values': ['node-0']}]}]}}}})
+    try:
+        create(api, namespace, {
+            'apiVersion': 'v1', 'kind': 'PersistentVolumeClaim',
+            'metadata': {'name': 'data'},
+            'spec': {'accessModes': ['ReadWriteOnce'],
+                     'storageClassName': storage_class,
+                     'resources': {'requests': {'storage': '1Gi'}}}})
+
+        def bound():
+            claim = get(api, 'PersistentVolumeClaim', namespace, 'data')
+            return readiness.persistentvolumeclaim(claim).state == \
+                readiness.READY and claim
+        record('pvc_bound_local', cloud.wait_until(bound, 'claim bound',
+                                                   timeout=SLOW))
+        create(api, namespace, pod('writer', container(
+            'echo written > /data/proof', volumeMounts=[
+                {'name': 'data', 'mountPath': '/data'}]),
+            restart='Never', volumes=[{'name': 'data',
+                                       'persistentVolumeClaim': {
+                                           'claimName': 'data'}}]))
+        wait_for_pod(api, namespace, 'writer',
+                     lambda p: p['status'].get('phase') == 'Succeeded',
+                     'pod writer Succeeded')
+        with open(os.path.join(path, 'proof')) as f:
+            assert f.read() == 'written\n'
+    finally:
+        for kind, api_version, name in (
+                ('PersistentVolume', 'v1', storage_class),
+                ('StorageClass', 'storage.k8s.io/v1', storage_class)):
+            api.resources.get(api_version=api_version, kind=kind).delete(
+                name=name)
