@@ -32,6 +32,7 @@ import shutil
 import subprocess
 import time
 
+from lc import dns
 from lc import kubernetes
 from lc import paths
 from lc import pki
@@ -433,6 +434,7 @@ class Node(object):
         procs.start(self.state_dir, 'kube-proxy', self.argv('kube-proxy'))
         procs.wait_for(self._proxy_healthy, 'kube-proxy healthz', timeout,
                        'kube-proxy', self.state_dir)
+        dns.deploy(self.cluster, log=self.log, timeout=timeout)
         self.log('%-36s %5.1fs' % ('node %s ready' % NAME,
                                    time.monotonic() - t0))
 
@@ -542,7 +544,6 @@ class Node(object):
 def image_archives(log=print):
     """(reference, docker-archive path) of every image the node runs."""
     from lc import build
-    from lc import dns
     from lc import images
     versions = build.read_versions()
     pairs = [images.ensure(i, versions, log, load=False)
