@@ -249,7 +249,9 @@ def build_component(component, versions, log=print):
     try:
         for binary, pkg in sorted(component.binaries.items()):
             log('building %s v%s (%s)' % (binary, version, pkg))
-            _go(['build', '-trimpath', '-ldflags',
+            # No VCS stamp: a wrapper's own main would change with every
+            # commit of this repository, and so would the image keyed by it.
+            _go(['build', '-trimpath', '-buildvcs=false', '-ldflags',
                  _ldflags(component, version), '-o',
                  os.path.join(tmp, binary), pkg], moddir)
         # Rename last so an interrupted build never looks complete.
