@@ -239,3 +239,21 @@ def test_image_is_the_binary_alone_as_a_non_root_user():
     assert 'ENTRYPOINT ["/coredns"]' in changes
     assert 'USER 65532:65532' in changes
     assert 'LABEL heat-k8s.recipe=abc' in changes
+
+
+def _coredns_component():
+    return next(c for c in build.COMPONENTS if c.name == 'coredns')
+
+
+def test_wrapper_gomod_builds_our_own_main_without_a_tool_line():
+    versions = {'COREDNS_VERSION': '1.2.3'}
+    text = build.render_gomod(_coredns_component(), versions)
+    assert 'module heatk8s.local/coredns\n' in text
+    assert 'require github.com/coredns/coredns v1.2.3\n' in text
+    assert 'tool' not in text.replace('tools/versions.env', '')
+    assert 'replace' not in text
+
+
+def test_committed_gomod_pins_the_version_of_versions_env():
+    # Raises SystemExit when go.mod and versions.env disagree.
+    build.check_pins(_coredns_component(), build.read_versions())
