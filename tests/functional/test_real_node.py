@@ -270,3 +270,76 @@ def test_a_claim_bound_to_a_local_volume_is_used_by_a_pod(
                 ('StorageClass', 'storage.k8s.io/v1', storage_class)):
             api.resources.get(api_version=api_version, kind=kind).delete(
                 name=name)
+
+
+# -- kwok's simulated failures mirror the real kubelet ---------------------
+
+def failure_shape(p):
+    """What readiness reads of a failing pod, without names and times."""
+    status = p['status']
+    conditions = {c['type']: (c['status'], c.get('reason'))
+                  for c in status.get('conditions') or ()
+                  if c['type'] in ('Ready', 'ContainersReady')}
+    (container,) = status['containerStatuses']
+    state = {k: {f: v for f, v in s.items()
+                 if f in ('reason', 'exitCode', 'message')}
+             for k, s in container['state'].items()}
+    last = {k: {f: v for f, v in s.items()
+                if f in ('reason', 'exitCode', 'message')}
+            for k, s in (container.get('lastState') or {}).items()}
+    for s in state.values():  # the back-off delay and pod name vary
+        if 'message' in s and s['message'].startswith('back-off '):
+            s['message'] = 'back-off ' + s['message'].split(
+                'restarting', 1)[1].split(' pod=')[0]
+    return {'phase': status['phase'], 'conditions': conditions,
+            'ready': container['ready'], 'started': container.get('started'),
+            'state': state, 'lastState': last}
+
+
+def simulated(name, annotations, restart='Always'):
+    from tests import simulated as sim
+    obj = pod(name, container('true'), restart=restart)
+    obj['metadata']['annotations'] = annotations
+    obj['spec'] = sim.on_kwok(obj['spec'])
+    return obj
+
+
+def test_kwok_crash_loop_mirrors_the_real_kubelet(api, namespace):
+    message = 'cannot reach the database\n'
+    create(api, namespace, pod('real-crash', container(
+        'printf "%s" "' + message.strip() + '\n" > /dev/termination-log; '
+        'exit 2')))
+    create(api, namespace, simulated('kwok-crash', {
+        'sim.heat-k8s.io/waiting-reason': 'CrashLoopBackOff',
+        'sim.heat-k8s.io/exit-code': '2',
+        'sim.heat-k8s.io/message': message}))
+
+    def crash_looping(p):
+        statuses = p['status'].get('containerStatuses') or []
+        return any((s.get('state', {}).get('waiting') or {}).get('reason')
+                   == 'CrashLoopBackOff' for s in statuses)
+    real = wait_for_pod(api, namespace, 'real-crash', crash_looping,
+                        'real CrashLoopBackOff')
+    fake = wait_for_pod(api, namespace, 'kwok-crash', crash_looping,
+                        'simulated CrashLoopBackOff')
+    assert failure_shape(fake) == failure_shape(real)
+    for live in (real, fake):
+        assert ('CrashLoopBackOff: back-off ' in readiness.pod(live).message
+                and '(last exit code 2: cannot reach the database)'
+                in readiness.pod(live).message), live['metadata']['name']
+
+
+def test_kwok_failed_job_pod_mirrors_the_real_kubelet(api, namespace):
+    message = 'schema version 7 is newer than this code'
+    create(api, namespace, pod('real-exit', container(
+        'echo "%s" > /dev/termination-log; exit 3' % message),
+        restart='Never'))
+    create(api, namespace, simulated('kwok-exit', {
+        'sim.heat-k8s.io/exit-code': '3',
+        'sim.heat-k8s.io/message': message + '\n'}, restart='Never'))
+
+    def failed(p):
+        return p['status'].get('phase') == 'Failed'
+    real = wait_for_pod(api, namespace, 'real-exit', failed, 'real exit 3')
+    fake = wait_for_pod(api, namespace, 'kwok-exit', failed, 'kwok exit 3')
+    assert failure_shape(fake) == failure_shape(real)
