@@ -53,9 +53,11 @@ DEBIAN_TAGS = {
     'bookworm': {'postgresql-15': '15', 'mariadb-server': '10.11',
                  'memcached': '1.6'},
 }
-# Python of each suite: the wheels are built by the host's python, which
-# must be the same (the host runs the same Debian).
-DEBIAN_PYTHON = {'bookworm': '3.11'}
+# Python of each suite: the wheels are chosen for it, whatever the host's.
+DEBIAN_PYTHON = {'bookworm': '3.11.2'}
+# glibc 2.36 in bookworm.
+_WHEEL_PLATFORMS = ('linux_x86_64', 'manylinux2014_x86_64') + tuple(
+    'manylinux_2_%d_x86_64' % minor for minor in range(17, 37))
 
 _PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 _DPKG_OPTS = ('path-exclude=/usr/share/man/*',
@@ -87,9 +89,10 @@ class Image:
 
 _APACHE_ENV = (
     ('APACHE_RUN_USER', 'www-data'), ('APACHE_RUN_GROUP', 'www-data'),
-    ('APACHE_RUN_DIR', '/run/apache2'),
-    ('APACHE_PID_FILE', '/run/apache2/apache2.pid'),
-    ('APACHE_LOCK_DIR', '/var/lock/apache2'),
+    # Not under /run, which a runtime may mount empty.
+    ('APACHE_RUN_DIR', '/var/lib/apache2/run'),
+    ('APACHE_PID_FILE', '/var/lib/apache2/run/apache2.pid'),
+    ('APACHE_LOCK_DIR', '/var/lib/apache2/lock'),
     ('APACHE_LOG_DIR', '/var/log/apache2'))
 
 IMAGES = (
@@ -151,8 +154,8 @@ IMAGES = (
                '--create-home --shell /usr/sbin/nologin keystone\n'
                'install -d -o keystone -g keystone /etc/keystone '
                '/var/log/keystone\n'
-               'install -d /var/lib/kolla/config_files /run/apache2 '
-               '/var/lock/apache2\n'
+               'install -d /var/lib/kolla/config_files /var/lib/apache2/run '
+               '/var/lib/apache2/lock\n'
                'rm -f /etc/apache2/sites-enabled/*\n'
                ': > /etc/apache2/ports.conf\n'
                'echo "ServerName localhost" > '
@@ -181,6 +184,7 @@ IMAGES = (
                'wagtail start mysite\n'
                'install -m 644 %s/local.py mysite/mysite/settings/\n'
                'cd mysite\n'
+               'DJANGO_SETTINGS_MODULE=mysite.settings.production '
                'python manage.py collectstatic --noinput -v 0\n'
                'useradd --system --user-group --home-dir /opt/wagtail '
                '--shell /usr/sbin/nologin wagtail\n'
@@ -368,26 +372,36 @@ def _stage(image, versions, stage):
 
 
 def _wheels(image, versions, log):
-    """Wheels of the image's pip set, built once by the host's python."""
-    want = DEBIAN_PYTHON[versions['DEBIAN_SUITE']]
-    have = '%d.%d' % sys.version_info[:2]
-    if have != want:
-        raise RuntimeError('the %s image needs wheels for Python %s; this '
-                           'is Python %s' % (image.name, want, have))
+    """Wheels of the image's pinned set for the suite's Python, once."""
+    python = DEBIAN_PYTHON[versions['DEBIAN_SUITE']]
+    major, minor = python.split('.')[:2]
     req = os.path.join(IMAGES_DIR, image.requirements)
     wheels = os.path.join(images_cache(), 'wheels', '%s-py%s-%s' % (
-        image.name, have, _file_digest(req)[:16]))
+        image.name, python, _file_digest(req)[:16]))
     if os.path.exists(os.path.join(wheels, '.complete')):
         return wheels
-    log('building the wheels of %s' % image.requirements)
+    log('downloading the wheels of %s' % image.requirements)
     shutil.rmtree(wheels, ignore_errors=True)
-    # Only PyPI: the host's PIP_FIND_LINKS is not part of the recipe.
-    env = {k: v for k, v in os.environ.items() if k != 'PIP_FIND_LINKS'}
-    env['PIP_CACHE_DIR'] = os.path.join(paths.cache_dir(), 'pip')
-    _run([sys.executable, '-m', 'pip', 'wheel', '-q', '--no-deps',
-          '--wheel-dir', wheels, '-r', req], env=env)
+    argv = [sys.executable, '-m', 'pip', 'download', '-q', '--no-deps',
+            '--only-binary=:all:', '--python-version', python,
+            '--implementation', 'cp', '--abi', 'cp%s%s' % (major, minor),
+            '--dest', wheels, '-r', req]
+    for platform in _WHEEL_PLATFORMS:
+        argv += ['--platform', platform]
+    _run(argv, env=_pip_env())
     open(os.path.join(wheels, '.complete'), 'w').close()
     return wheels
+
+
+def _pip_env():
+    """Only PyPI: the host's pip settings are not part of any recipe."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith('PIP_')}
+    env['PIP_CACHE_DIR'] = os.path.join(paths.cache_dir(), 'pip')
+    env['PIP_DISABLE_PIP_VERSION_CHECK'] = '1'
+    cert = os.environ.get('PIP_CERT')
+    if cert:
+        env['PIP_CERT'] = cert  # how this host reaches PyPI, not content
+    return env
 
 
 def _rootfs_pause(image, workdir):
@@ -415,7 +429,10 @@ def _rootfs_debian(image, versions, workdir, log):
     debs = os.path.join(paths.cache_dir(), 'debs', versions['DEBIAN_SUITE'])
     os.makedirs(debs, exist_ok=True)
     rootfs = os.path.join(workdir, 'rootfs.tar')
-    _run(_mmdebstrap_argv(image, versions, stage, wheels, debs, rootfs))
+    # The chroot inherits the environment: none of the host's pip settings.
+    env = {k: v for k, v in os.environ.items() if not k.startswith('PIP_')}
+    _run(_mmdebstrap_argv(image, versions, stage, wheels, debs, rootfs),
+         env=env)
     return rootfs
 
 
