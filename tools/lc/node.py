@@ -329,7 +329,7 @@ class Node(object):
     def _network_up(self):
         _ip('link', 'add', BRIDGE, 'type', 'bridge', ok_if='File exists')
         _ip('addr', 'add', GATEWAY + '/' + POD_CIDR.split('/')[1], 'dev',
-            BRIDGE, ok_if='File exists')
+            BRIDGE, ok_if='already assigned')
         _ip('link', 'set', BRIDGE, 'up')
         # Service and fake-pod addresses never take the default route out.
         for cidr in (kubernetes.SERVICE_CIDR, kubernetes.POD_CIDR):
@@ -414,6 +414,9 @@ class Node(object):
     # -- lifecycle --------------------------------------------------------
 
     def up(self, timeout=120):
+        if all(self.status().values()):
+            self.load_images()  # a second `up`: only images rebuilt since
+            return
         self.check_host()
         self._lock()
         self.prepare()
