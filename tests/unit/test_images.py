@@ -18,6 +18,7 @@ import shutil
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 import yaml
 
@@ -137,6 +138,12 @@ class RecipeHashTest(unittest.TestCase):
             self.assertEqual(changed, {
                 i.name for i in images.IMAGES
                 if self.hash(i) != self.hash(i, versions)}, key)
+
+    def test_builder_settings_change_every_image(self):
+        before = {i.name: self.hash(i) for i in images.IMAGES}
+        with mock.patch.object(images, '_DPKG_OPTS', ()):
+            after = {i.name: self.hash(i) for i in images.IMAGES}
+        self.assertFalse(set(before.items()) & set(after.items()))
 
     def test_the_suite_changes_every_debian_image(self):
         image = images.BY_NAME['base']

@@ -236,11 +236,17 @@ def recipe(image, versions, images_dir=IMAGES_DIR):
         'tag': tag(image, versions),
         'suite': versions['DEBIAN_SUITE'] if image.packages else '',
         'mirror': MIRROR if image.packages else '',
-        # The builder code that shapes an image's content.
-        'builder': hashlib.sha256(''.join(
-            inspect.getsource(f) for f in _BUILDER_CODE).encode()
-        ).hexdigest(),
+        'builder': _builder_digest(),
     }
+
+
+def _builder_digest():
+    """The builder code that shapes an image's content."""
+    code = (_import_changes, _customize_script, _mmdebstrap_argv, _stage,
+            _wheels, _rootfs_pause)
+    text = ''.join(inspect.getsource(f) for f in code)
+    text += repr((DEBIAN_PYTHON, _WHEEL_PLATFORMS, _DPKG_OPTS))
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def recipe_hash(image, versions, images_dir=IMAGES_DIR):
@@ -334,8 +340,6 @@ def _mmdebstrap_argv(image, versions, stage, wheels, debs, output):
              versions['DEBIAN_SUITE'], output, MIRROR]
     return argv
 
-
-_BUILDER_CODE = (_import_changes, _customize_script, _mmdebstrap_argv)
 
 
 def _run(argv, log=None, **kwargs):
@@ -461,6 +465,14 @@ def _build(image, versions, log):
         for change in _import_changes(image, recipe_id):
             argv += ['--change', change]
         _run(argv + [rootfs, reference])
+    _save(image, reference, archive)
+
+
+def _save(image, reference, archive):
+    """podman's copy of the image as the cached docker-archive."""
+    os.makedirs(images_cache(), exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=images_cache(),
+                                     prefix='save-') as workdir:
         partial = os.path.join(workdir, 'image.tar')
         _run(list(PODMAN) + ['save', '--quiet', '--format', 'docker-archive',
                              '-o', partial, reference])
@@ -485,7 +497,10 @@ def ensure(image, versions=None, log=print, load=True):
     recipe_id = recipe_hash(image, versions)
     archive = archive_path(image, versions)
     in_podman = _podman_label(reference) == recipe_id
-    if not os.path.exists(archive):
+    if not os.path.exists(archive) and in_podman:
+        log('saving %s from podman' % reference)
+        _save(image, reference, archive)
+    elif not os.path.exists(archive):
         log('building %s (recipe %s)' % (reference, recipe_id))
         _build(image, versions, log)
     elif load and not in_podman:
