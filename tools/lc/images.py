@@ -242,10 +242,8 @@ def recipe(image, versions, images_dir=IMAGES_DIR):
 
 def _builder_digest():
     """The builder code that shapes an image's content."""
-    code = (_import_changes, _customize_script, _mmdebstrap_argv, _stage,
-            _wheels, _rootfs_pause)
-    text = ''.join(inspect.getsource(f) for f in code)
-    text += repr((DEBIAN_PYTHON, _WHEEL_PLATFORMS, _DPKG_OPTS))
+    text = _BUILDER_SOURCE + repr(
+        (DEBIAN_PYTHON, _WHEEL_PLATFORMS, _DPKG_OPTS))
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -529,3 +527,10 @@ def archives(log=print):
     """Paths of docker-archive tars of every image, for `ctr import`."""
     versions = build.read_versions()
     return [ensure(i, versions, log)[1] for i in IMAGES]
+
+
+# Read once, at import: the source of the code this process runs (a file
+# edited later must not change the hashes of a running build).
+_BUILDER_SOURCE = ''.join(inspect.getsource(f) for f in (
+    _import_changes, _customize_script, _mmdebstrap_argv, _stage, _wheels,
+    _rootfs_pause))
