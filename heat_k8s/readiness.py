@@ -97,7 +97,13 @@ def _container_problem(container, init):
         terminated = state['terminated'] or {}
         if not terminated.get('exitCode'):
             return None
-        return 0, 'terminated with ' + _exit(terminated)
+        text = 'terminated with ' + _exit(terminated)
+        restarts = container.get('restartCount') or 0
+        if restarts:
+            # A 1.36 kubelet reports a container in back-off as terminated,
+            # not waiting in CrashLoopBackOff.
+            text = 'crash loop, restarted %d times, %s' % (restarts, text)
+        return 0, text
     if 'waiting' in state:
         waiting = state['waiting'] or {}
         rank = 1 if waiting.get('reason') in _STARTING else 0

@@ -224,7 +224,8 @@ class UpdateTest(heat_cluster.ClusterTestCase):
         self.update(stack, self.deployment_stack(bad))
         self.assertState(stack, 'UPDATE', 'FAILED')
         self.assertIn('ProgressDeadlineExceeded', stack.status_reason)
-        self.assertIn('CrashLoopBackOff', stack.status_reason)
+        self.assertIn('crash loop, restarted 3 times, terminated with exit '
+                      'code 1: config invalid', stack.status_reason)
 
     def test_drift_fails_check_and_converge_recreates(self):
         tmpl = hot({'settings': {'type': 'OS::Kubernetes::ConfigMap',

@@ -370,24 +370,22 @@ class Node(object):
         pki.ensure_serving_cert(c.pki, 'kubelet', [
             'IP:127.0.0.1', 'DNS:' + NAME, 'DNS:localhost'])
         from lc import images
-        with open(self._file('containerd', 'config.toml'), 'w') as f:
-            f.write(containerd_config(
-                self.containerd_root, self._file('containerd', 'state'),
-                self.socket, self._file('cni', 'net.d'),
-                images.ref('pause')))
-        with open(self._file('cni', 'net.d', '10-heat-k8s.conflist'),
-                  'w') as f:
-            json.dump(cni_config(self._file('cni', 'ipam')), f, indent=2)
-        with open(self._file('kubelet.json'), 'w') as f:
-            json.dump(kubelet_config(
-                c.port('kubelet'), c.port('kubelet-healthz'), self.socket,
-                c.ca_file, os.path.join(c.pki, 'kubelet.crt'),
-                os.path.join(c.pki, 'kubelet.key'),
-                self._file('pod-logs')), f, indent=2)
-        with open(self._file('kube-proxy.json'), 'w') as f:
-            json.dump(kube_proxy_config(
-                c.kubeconfig_of('kube-proxy'), c.port('kube-proxy-healthz'),
-                c.port('kube-proxy-metrics')), f, indent=2)
+        _write_if_changed(self._file('containerd', 'config.toml'),
+                          containerd_config(
+                              self.containerd_root,
+                              self._file('containerd', 'state'),
+                              self.socket, self._file('cni', 'net.d'),
+                              images.ref('pause')))
+        _write_if_changed(self._file('cni', 'net.d', '10-heat-k8s.conflist'),
+                          _json(cni_config(self._file('cni', 'ipam'))))
+        _write_if_changed(self._file('kubelet.json'), _json(kubelet_config(
+            c.port('kubelet'), c.port('kubelet-healthz'), self.socket,
+            c.ca_file, os.path.join(c.pki, 'kubelet.crt'),
+            os.path.join(c.pki, 'kubelet.key'), self._file('pod-logs'))))
+        _write_if_changed(self._file('kube-proxy.json'), _json(
+            kube_proxy_config(c.kubeconfig_of('kube-proxy'),
+                              c.port('kube-proxy-healthz'),
+                              c.port('kube-proxy-metrics'))))
 
     def argv(self, name):
         c = self.cluster
@@ -552,6 +550,23 @@ def image_archives(log=print):
     pairs = [images.ensure(i, versions, log, load=False)
              for i in images.IMAGES]
     return pairs + [(dns.image_ref(), dns.image_archive(log=log))]
+
+
+def _json(obj):
+    return json.dumps(obj, indent=2, sort_keys=True) + '\n'
+
+
+def _write_if_changed(path, text):
+    """Write `text` unless the file holds it: kube-proxy exits when its
+    configuration file is written, even with the same content."""
+    try:
+        with open(path) as f:
+            if f.read() == text:
+                return
+    except OSError:
+        pass
+    with open(path, 'w') as f:
+        f.write(text)
 
 
 def _lock_owner():
