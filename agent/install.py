@@ -22,7 +22,8 @@ server that shares its machine, like tools/localcloud's docker host):
 
 - the hooks ``script`` and ``docker-cmd`` in ``var/lib/heat-config/hooks``;
 - os-refresh-config's scripts ``configure.d/20-os-apply-config``,
-  ``50-heat-config-docker-cmd`` and ``55-heat-config`` in
+  ``50-heat-config-docker-cmd``, ``51-heat-k8s-files`` (the files of
+  deleted heat-k8s services) and ``55-heat-config`` in
   ``usr/libexec/os-refresh-config``;
 - os-apply-config's templates (the deployments file, and
   ``/etc/os-collect-config.conf`` for servers configured by Heat's boot
@@ -61,6 +62,8 @@ FILES = {
     'hooks/docker_cmd.py': 'var/lib/heat-config/hooks/docker-cmd',
     'docker_cmd_cleanup.py':
         'usr/libexec/os-refresh-config/configure.d/50-heat-config-docker-cmd',
+    'heat_k8s_files_cleanup.py':
+        'usr/libexec/os-refresh-config/configure.d/51-heat-k8s-files',
     'heat_config.py':
         'usr/libexec/os-refresh-config/configure.d/55-heat-config',
     'heat_config_notify.py': 'usr/local/bin/heat-config-notify',

@@ -628,6 +628,7 @@ def docker_identity(localcloud, tmp_path_factory):
     no_signal.write_text(
         'parameter_defaults:\n'
         '  ContainerHostSignalTransport: NO_SIGNAL\n'
+        '  ContainerHostAgentGrace: 0\n'
         '  ContainerHostAddress: %s\n' % DOCKER_HOST_ADDRESS)
     try:
         info['created'] = stack_create(

@@ -33,8 +33,8 @@ from lc import docker_host  # noqa: E402
 from lc import images  # noqa: E402
 
 
-def podman(*args, check=True):
-    return cloud.run(['podman'] + list(args), check=check).stdout
+def podman(*args, check=True, env=None):
+    return cloud.run(['podman'] + list(args), check=check, env=env).stdout
 
 
 @pytest.fixture(scope='module')
@@ -68,15 +68,14 @@ def agent(tmp_path):
     prefix = 'chain-%s-' % uuid.uuid4().hex[:6]
     run.prefix = prefix
     yield run
-    names = podman('ps', '-a', '--format', '{{.Names}}').split()
+    names = podman('ps', '-a', '--format', '{{.Names}}', env=env).split()
     for name in names:
-        if name.startswith(prefix):
-            podman('rm', '-f', name, check=False)
+        podman('rm', '-f', name, check=False, env=env)
 
 
 def containers(env, prefix):
     out = podman('ps', '-a', '--filter', 'label=managed_by=docker-cmd',
-                 '--format', '{{.Names}} {{.Status}}')
+                 '--format', '{{.Names}} {{.Status}}', env=env)
     return {line.split()[0]: line.split()[1] for line in out.splitlines()
             if line.startswith(prefix)}
 
@@ -113,7 +112,8 @@ def test_deploy_once_signal_and_clean_up(agent, base_image):
         assert 'init hello' in json.load(f)['deploy_stdout']
     assert containers(agent.env, p) == {p + 'api': 'Up',
                                         p + 'init': 'Exited'}
-    labels = json.loads(podman('inspect', p + 'api'))[0]['Config']['Labels']
+    labels = json.loads(podman('inspect', p + 'api', env=agent.env))[0][
+        'Config']['Labels']
     assert {k: labels[k] for k in ('deploy_stack_id', 'deploy_resource_name',
                                    'config_id', 'container_name',
                                    'managed_by')} == {
@@ -122,9 +122,15 @@ def test_deploy_once_signal_and_clean_up(agent, base_image):
         'managed_by': 'docker-cmd'}
 
     # Run once: a second pass over the same deployments changes nothing.
-    started = podman('inspect', '--format', '{{.Id}}', p + 'api')
+    started = podman('inspect', '--format', '{{.Id}}', p + 'api',
+                     env=agent.env)
     assert agent([files, run]).returncode == 0
-    assert podman('inspect', '--format', '{{.Id}}', p + 'api') == started
+    assert podman('inspect', '--format', '{{.Id}}', p + 'api',
+                  env=agent.env) == started
+
+    # Another server's containers (the machine's own store) are not this
+    # agent's to clean up.
+    assert p + 'api' not in podman('ps', '-a', '--format', '{{.Names}}')
 
     # The configuration is gone: so are its containers.
     result = agent([files])

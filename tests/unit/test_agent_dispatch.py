@@ -13,6 +13,7 @@
 
 """The dispatcher, cleanup, notifier and installer: their pure parts."""
 
+import json
 import os
 import tempfile
 import unittest
@@ -21,6 +22,7 @@ from tests.unit.test_agent_docker_cmd import load
 
 heat_config = load('heat_config.py', 'agent_heat_config')
 cleanup = load('docker_cmd_cleanup.py', 'agent_cleanup')
+files_cleanup = load('heat_k8s_files_cleanup.py', 'agent_files_cleanup')
 notify = load('heat_config_notify.py', 'agent_notify')
 install = load('install.py', 'agent_install')
 
@@ -79,6 +81,34 @@ class CleanupTest(unittest.TestCase):
             ('x', '')]))
 
 
+def files_deployment(stack, resource, base):
+    return {'group': 'script',
+            'inputs': [{'name': 'deploy_stack_id', 'value': stack},
+                       {'name': 'deploy_resource_name', 'value': resource}],
+            'config': '#!/usr/bin/env python3\nDATA = json.loads(r\"\"\"'
+                      '%s\"\"\")\nrest\n' % json.dumps({'dir': base})}
+
+
+class FilesCleanupTest(unittest.TestCase):
+
+    def test_directories_of_gone_resources(self):
+        kept = files_deployment('s/1', 'files_deployment', '/srv/h/api')
+        updated = files_deployment('s/1', 'files_deployment', '/srv/h/api')
+        gone = files_deployment('s/2', 'files_deployment', '/srv/h/db')
+        other = {'group': 'script', 'config': 'echo', 'inputs': []}
+        records = [('a.json', kept), ('b.json', gone), ('c.json', other)]
+        self.assertEqual([('b.json', '/srv/h/db')],
+                         files_cleanup.stale(records, [updated]))
+        self.assertEqual([], files_cleanup.stale(records, [kept, gone]))
+
+    def test_only_plain_deep_paths(self):
+        for base in ('/', '/var', 'relative/dir', '/srv/../etc', None):
+            self.assertIsNone(files_cleanup.files_dir(
+                files_deployment('s', 'r', base)), base)
+        self.assertIsNone(files_cleanup.files_dir(
+            dict(files_deployment('s', 'r', '/srv/x'), group='docker-cmd')))
+
+
 class NotifyTest(unittest.TestCase):
 
     def test_trim_cuts_logs_from_the_start(self):
@@ -128,7 +158,8 @@ class InstallTest(unittest.TestCase):
             parts = sorted(os.listdir(os.path.join(
                 env['OS_REFRESH_CONFIG_BASE_DIR'], 'configure.d')))
             self.assertEqual(['20-os-apply-config',
-                              '50-heat-config-docker-cmd', '55-heat-config'],
+                              '50-heat-config-docker-cmd',
+                              '51-heat-k8s-files', '55-heat-config'],
                              parts)
             self.assertTrue(env['HEAT_SHELL_CONFIG'].startswith(root))
 

@@ -22,7 +22,11 @@ cached virtualenv) under ``<state>/docker-host/<stack>`` and starts
 os-collect-config there: it polls Heat (POLL_SERVER_HEAT), runs each new
 deployment and signals the result back (HEAT_SIGNAL), as on a real server.
 Containers run under podman (``HEAT_DOCKER_CMD``) with a containers.conf
-giving what this machine needs: runc, cgroupfs and explicit ulimits.
+giving what this machine needs: runc, cgroupfs and explicit ulimits, and a
+container store of the host's own (images shared, read-only, from the
+machine's store): each docker host is a separate server, whose docker-cmd
+cleanup must not see another stack's containers. ``podman_env()`` gives
+the environment to look at a host's containers (``podman ps``).
 """
 
 import hashlib
@@ -47,6 +51,18 @@ default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]
 [engine]
 runtime = "runc"
 cgroup_manager = "cgroupfs"
+"""
+
+
+STORAGE_CONF = """\
+# This docker host's containers; images come from the machine's store.
+[storage]
+driver = "overlay"
+graphroot = "{base}/containers/storage"
+runroot = "{base}/containers/run"
+
+[storage.options]
+additionalimagestores = ["{images}"]
 """
 
 
@@ -104,6 +120,24 @@ def _write(path, text, mode=0o600):
         f.write(text)
 
 
+def machine_store():
+    """Graph root of podman's default store (where images are loaded)."""
+    out = subprocess.run(['podman', 'info', '--format',
+                          '{{.Store.GraphRoot}}'], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, check=True,
+                         env={k: v for k, v in os.environ.items()
+                              if k != 'CONTAINERS_STORAGE_CONF'})
+    return out.stdout.strip()
+
+
+def podman_env(state_dir, stack, base_env=None):
+    """The environment under which `podman` shows this host's containers."""
+    base = host_dir(state_dir, stack)
+    return dict(base_env if base_env is not None else os.environ,
+                CONTAINERS_CONF=os.path.join(base, 'containers.conf'),
+                CONTAINERS_STORAGE_CONF=os.path.join(base, 'storage.conf'))
+
+
 def configure(state_dir, stack, agent_config, log=print):
     """Install and configure the agent for one stack's host; returns the
     os-collect-config command line and its environment."""
@@ -114,10 +148,11 @@ def configure(state_dir, stack, agent_config, log=print):
     conf = os.path.join(base, 'os-collect-config.conf')
     _write(conf, collect_config(agent_config,
                                 os.path.join(base, 'collect-cache'), root))
-    containers_conf = os.path.join(base, 'containers.conf')
-    _write(containers_conf, CONTAINERS_CONF, 0o644)
-    env = dict(env, HEAT_DOCKER_CMD='podman',
-               CONTAINERS_CONF=containers_conf, PYTHONUNBUFFERED='1')
+    _write(os.path.join(base, 'containers.conf'), CONTAINERS_CONF, 0o644)
+    _write(os.path.join(base, 'storage.conf'), STORAGE_CONF.format(
+        base=base, images=machine_store()), 0o644)
+    env = podman_env(state_dir, stack, dict(
+        env, HEAT_DOCKER_CMD='podman', PYTHONUNBUFFERED='1'))
     argv = [os.path.join(venv, 'bin', 'os-collect-config'),
             '--config-file', conf]
     return argv, env

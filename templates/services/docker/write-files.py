@@ -27,16 +27,16 @@ deployment. The data (below, filled in by Heat's str_replace) lands in
   hook's log);
 - ``data/``: the service's persistent storage, when it has some.
 
-Files a previous run wrote and this one does not are removed. Run for a
-deletion (input ``deploy_action=DELETE``), it removes ``<dir>`` with all
-of it, storage included, as deleting a stack deletes its volumes. The data is
+Files a previous run wrote and this one does not are removed. Once the
+deployment is gone (stack delete), heat-k8s's agent removes ``<dir>``,
+storage included (agent/heat_k8s_files_cleanup.py; heat-agents' agent
+leaves it). The data is
 part of this script rather than of the deployment's inputs because the
 script hook logs its inputs. Nothing here prints a value.
 """
 
 import json
 import os
-import shutil
 import sys
 import tempfile
 
@@ -68,10 +68,6 @@ def inside(base, path):
 
 def main():
     base = DATA['dir']
-    if os.environ.get('deploy_action') == 'DELETE':
-        shutil.rmtree(base, ignore_errors=True)
-        print('%s: removed' % base)
-        return
     os.makedirs(base, mode=0o755, exist_ok=True)
     os.makedirs(os.path.join(base, 'secret-files'), mode=0o700,
                 exist_ok=True)

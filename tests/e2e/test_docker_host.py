@@ -1,0 +1,292 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+
+"""The docker backend for real: this machine as the deployed server.
+
+``templates/identity.yaml`` with ``environments/deployed-server-docker.yaml``
+is created with HEAT_SIGNAL deployments; ``tools/localcloud docker-host``
+starts the heat-config agent chain with the host's ``agent_config``
+(os-collect-config polling Heat, our dispatcher and hooks, podman), which
+runs MariaDB, memcached, the database steps, db_sync, the API and the
+bootstrap as containers from the locally built images; Keystone then
+issues a token. Update, delete and failures are checked on the host
+itself: podman's containers (label ``managed_by=docker-cmd``) and the
+services' files under DockerStateDir.
+"""
+
+import json
+import os
+import subprocess
+import time
+import uuid
+
+import sys
+
+import pytest
+
+from tests.functional import cloud
+
+sys.path.insert(0, os.path.join(cloud.REPO, 'tools'))
+from lc import docker_host  # noqa: E402
+
+REPO = cloud.REPO
+ENVIRONMENTS = os.path.join(REPO, 'environments')
+IDENTITY = os.path.join(REPO, 'templates', 'identity.yaml')
+IMAGES_ENV = os.path.join(ENVIRONMENTS, 'localcloud-images.yaml')
+DOCKER_ENVS = [os.path.join(ENVIRONMENTS, name) for name in (
+    'deployed-server-docker.yaml', 'localcloud-images.yaml',
+    'localcloud-docker-host.yaml')]
+STATE_DIR = '/var/lib/heat-k8s'
+ADMIN_PASSWORD = 'dh-Admin-' + uuid.uuid4().hex[:12]
+TIMEOUT = 900
+FAILING_TASK = """\
+heat_template_version: 2021-04-16
+parameters:
+  image: {type: string}
+  name: {type: string}
+resources:
+  host:
+    type: OS::HeatK8s::ContainerHost
+    properties: {name: {get_param: name}}
+  task:
+    type: OS::HeatK8s::ContainerTask
+    properties:
+      name: {get_param: name}
+      image: {get_param: image}
+      target: {get_attr: [host, target]}
+      config_files: {/etc/failing/reason: 'kept until the stack is gone'}
+      command: [sh, -c, 'echo "no such table: %(marker)s" >&2; exit 3']
+"""
+
+
+def podman(localcloud, stack, *args):
+    """podman as it shows the stack's docker host (its own store)."""
+    return cloud.run(['podman'] + list(args), env=docker_host.podman_env(
+        localcloud.state_dir, stack)).stdout
+
+
+def containers(localcloud, stack):
+    """{name: id} of the docker-cmd containers on the stack's host."""
+    out = podman(localcloud, stack, 'ps', '-a', '--filter',
+                 'label=managed_by=docker-cmd', '--format',
+                 '{{.Names}} {{.ID}}')
+    return dict(line.split() for line in out.splitlines() if line.strip())
+
+
+def leftovers(localcloud, stack, prefix):
+    files = sorted(n for n in os.listdir(STATE_DIR)
+                   if n.startswith(prefix)) if os.path.isdir(
+                       STATE_DIR) else []
+    volumes = podman(localcloud, stack, 'volume', 'ls', '--format',
+                     '{{.Name}}').split()
+    return {'containers': sorted(containers(localcloud, stack)),
+            'files': files, 'volumes': volumes}
+
+
+def create(localcloud, name, template, params, envs=DOCKER_ENVS):
+    args = ['openstack', 'stack', 'create', '-t', template,
+            '--timeout', str(TIMEOUT // 60)]
+    for env in envs:
+        args += ['-e', env]
+    for key, value in params.items():
+        args += ['--parameter', '%s=%s' % (key, value)]
+    localcloud.run(*(args + [name]))
+
+
+def start_agent(localcloud, name):
+    cloud.localcloud(localcloud.state_dir, 'docker-host', name)
+
+
+def stop_agent(localcloud, name):
+    cloud.localcloud(localcloud.state_dir, 'docker-host', '--stop', name,
+                     check=False)
+
+
+def wait(localcloud, name, action, timeout=TIMEOUT):
+    deadline = time.monotonic() + timeout
+    while True:
+        shown = localcloud.openstack('stack', 'show', name)
+        if shown['stack_status'] != action + '_IN_PROGRESS':
+            return shown
+        assert time.monotonic() < deadline, shown['stack_status']
+        time.sleep(2)
+
+
+def delete(localcloud, name):
+    localcloud.run('openstack', 'stack', 'delete', '-y', '--wait', name,
+                   check=False)
+
+
+def events(localcloud, name):
+    out = localcloud.run('openstack', 'stack', 'event', 'list', name,
+                         '--nested-depth', '3', '-f', 'json').stdout
+    return json.loads(out)
+
+
+def outputs(localcloud, name):
+    shown = localcloud.openstack('stack', 'output', 'show', '--all', name)
+    return {k: v.get('output_value') for k, v in shown.items()}
+
+
+@pytest.fixture(scope='module')
+def images(localcloud):
+    """The images the identity template runs, built or found in podman."""
+    cloud.localcloud(localcloud.state_dir, 'images', 'mariadb', 'memcached',
+                     'keystone')
+    assert os.path.exists(IMAGES_ENV), IMAGES_ENV
+
+
+@pytest.fixture(scope='module')
+def identity(localcloud, images):
+    suffix = uuid.uuid4().hex[:6]
+    info = {'stack': 'dh-identity-' + suffix, 'prefix': 'dh%s-' % suffix}
+    started = time.monotonic()
+    try:
+        create(localcloud, info['stack'], IDENTITY, {
+            'admin_password': ADMIN_PASSWORD, 'prefix': info['prefix']})
+        start_agent(localcloud, info['stack'])
+        info['created'] = wait(localcloud, info['stack'], 'CREATE')
+        info['started'] = started
+        info['create_seconds'] = time.monotonic() - started
+        yield info
+    finally:
+        delete(localcloud, info['stack'])
+        stop_agent(localcloud, info['stack'])
+
+
+def token(localcloud, auth_url):
+    """`openstack token issue` as the stack's Keystone admin (none of the
+    local cloud's OS_* settings)."""
+    env = {k: v for k, v in localcloud.env.items()
+           if not k.startswith('OS_')}
+    return subprocess.run(
+        ['openstack', '--os-auth-url', auth_url, '--os-username', 'admin',
+         '--os-password', ADMIN_PASSWORD, '--os-project-name', 'admin',
+         '--os-user-domain-name', 'Default', '--os-project-domain-name',
+         'Default', '--os-identity-api-version', '3', 'token', 'issue',
+         '-f', 'json'], env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_keystone_answers_on_the_docker_host(localcloud, identity):
+    status = identity['created']
+    assert status['stack_status'] == 'CREATE_COMPLETE', (
+        status['stack_status_reason'],
+        [e for e in events(localcloud, identity['stack'])
+         if 'FAILED' in e['resource_status']])
+    auth_url = outputs(localcloud, identity['stack'])['auth_url']
+    assert auth_url == 'http://127.0.0.2:5000/v3'
+    result = token(localcloud, auth_url)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)['id']
+    print('stack create to a token: %.0fs (CREATE_COMPLETE after %.0fs)' % (
+        time.monotonic() - identity['started'], identity['create_seconds']))
+    p, stack = identity['prefix'], identity['stack']
+    running = containers(localcloud, stack)
+    for name in ('mariadb', 'memcached', 'keystone'):
+        assert p + name in running
+    # Run-to-completion steps ran and stay until their configuration goes.
+    for name in ('keystone-init', 'keystone-db-create',
+                 'keystone-bootstrap'):
+        state = podman(localcloud, stack, 'inspect', '--format',
+                       '{{.State.Status}} {{.State.ExitCode}}',
+                       p + name).split()
+        assert state == ['exited', '0'], (name, state)
+
+
+def test_ini_override_restarts_only_what_changed(localcloud, identity):
+    p, stack = identity['prefix'], identity['stack']
+    before = containers(localcloud, stack)
+    localcloud.run('openstack', 'stack', 'update', '--existing',
+                   '--parameter',
+                   'KeystoneIniOverrides={"DEFAULT": {"max_param_size": 99}}',
+                   identity['stack'])
+    shown = wait(localcloud, identity['stack'], 'UPDATE')
+    assert shown['stack_status'] == 'UPDATE_COMPLETE', (
+        shown['stack_status_reason'])
+    after = containers(localcloud, stack)
+    assert set(before) == set(after)
+    changed = sorted(n for n in after if after[n] != before[n])
+    assert changed == sorted(p + n for n in (
+        'keystone', 'keystone-init', 'keystone-ready', 'keystone-bootstrap')
+        if p + n in after), changed
+    conf = podman(localcloud, stack, 'exec', p + 'keystone', 'cat',
+                  '/etc/keystone/keystone.conf')
+    assert 'max_param_size = 99' in conf
+    result = token(localcloud, 'http://127.0.0.2:5000/v3')
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.fixture(scope='module')
+def failing_task(localcloud, images, tmp_path_factory):
+    """Two one-task stacks that fail: a container exiting 3, an image
+    that does not exist."""
+    template = tmp_path_factory.mktemp('docker') / 'failing-task.yaml'
+    marker = uuid.uuid4().hex[:8]
+    template.write_text(FAILING_TASK % {'marker': marker})
+    with open(IMAGES_ENV) as f:
+        mariadb = [line.split(':', 1)[1].strip() for line in f
+                   if line.strip().startswith('mariadb_image:')][0]
+    stacks = {}
+    for case, image in (('exit', mariadb),
+                        ('image', 'localhost/heat-k8s/no-such-image:0')):
+        name = 'dh-fail-%s-%s' % (case, marker)
+        create(localcloud, name, str(template), {'image': image,
+                                                 'name': name})
+        start_agent(localcloud, name)
+        stacks[case] = name
+    try:
+        yield {'marker': marker, 'stacks': stacks, 'shown': {
+            case: wait(localcloud, name, 'CREATE')
+            for case, name in stacks.items()}}
+    finally:
+        for name in stacks.values():
+            delete(localcloud, name)
+            stop_agent(localcloud, name)
+
+
+def failure_reasons(localcloud, name):
+    return '\n'.join(e['resource_status_reason'] or ''
+                     for e in events(localcloud, name)
+                     if e['resource_status'] == 'CREATE_FAILED')
+
+
+@pytest.mark.parametrize('case,expected', [
+    ('exit', 'no such table: {marker}'),
+    ('image', 'localhost/heat-k8s/no-such-image:0')])
+def test_failure_says_why_and_delete_leaves_nothing(localcloud, failing_task,
+                                                    case, expected):
+    name = failing_task['stacks'][case]
+    assert failing_task['shown'][case]['stack_status'] == 'CREATE_FAILED'
+    reasons = failure_reasons(localcloud, name)
+    assert expected.format(**failing_task) in reasons, reasons
+    assert 'Deployment exited with non-zero status code' in reasons
+    # The failed task's files are on the host until the stack goes.
+    assert leftovers(localcloud, name, name)['files'] == [name]
+    assert leftovers(localcloud, name, name)['containers'] == [name]
+    delete(localcloud, name)
+    gone = localcloud.run('openstack', 'stack', 'show', name, check=False)
+    assert gone.returncode != 0, gone.stdout
+    assert leftovers(localcloud, name, name) == {
+        'containers': [], 'files': [], 'volumes': []}
+
+
+def test_delete_leaves_nothing(localcloud, identity):
+    p, stack = identity['prefix'], identity['stack']
+    before = leftovers(localcloud, stack, p)
+    assert len(before['containers']) == 7 and len(before['files']) == 5, (
+        before)
+    delete(localcloud, stack)
+    gone = localcloud.run('openstack', 'stack', 'show', stack, check=False)
+    assert gone.returncode != 0, gone.stdout
+    assert leftovers(localcloud, stack, p) == {
+        'containers': [], 'files': [], 'volumes': []}
