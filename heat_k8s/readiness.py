@@ -89,7 +89,25 @@ def _exit(terminated):
     return text
 
 
-def _container_problem(container, init):
+def probe_text(probe):
+    """A readiness probe in a few words, as the pod spec has it."""
+    if not probe:
+        return None
+    if 'httpGet' in probe:
+        get = probe['httpGet']
+        return 'httpGet %s on port %s' % (get.get('path', '/'),
+                                          get.get('port'))
+    if 'exec' in probe:
+        return 'exec %s' % _clip(' '.join(
+            str(a) for a in (probe['exec'].get('command') or ())))
+    if 'tcpSocket' in probe:
+        return 'tcpSocket on port %s' % probe['tcpSocket'].get('port')
+    if 'grpc' in probe:
+        return 'grpc on port %s' % probe['grpc'].get('port')
+    return None
+
+
+def _container_problem(container, init, probe=None):
     """(rank, text) for a container that is not fine; rank 0 is worse."""
     state = container.get('state') or {}
     last = (container.get('lastState') or {}).get('terminated')
@@ -112,6 +130,8 @@ def _container_problem(container, init):
         rank, text = 1, 'still running'
     elif not container.get('ready'):
         rank, text = 1, 'running but not ready'
+        if probe:
+            text += ' (readiness probe %s not passing)' % probe
     else:
         return None
     if last:
@@ -129,10 +149,15 @@ def _problems_of(pod):
     if scheduled and scheduled.get('status') == 'False':
         found.append((0, 'pod %s not scheduled: %s' % (name,
                                                        _reason(scheduled))))
+    probes = {c.get('name'): probe_text(c.get('readinessProbe'))
+              for c in _spec(pod).get('containers') or ()}
     for label, key in (('init container', 'initContainerStatuses'),
                        ('container', 'containerStatuses')):
         for container in status.get(key) or ():
-            problem = _container_problem(container, label != 'container')
+            problem = _container_problem(
+                container, label != 'container',
+                probes.get(container.get('name'))
+                if label == 'container' else None)
             if problem:
                 found.append((problem[0], 'pod %s %s %s: %s' % (
                     name, label, container.get('name'), problem[1])))

@@ -168,7 +168,9 @@ def test_a_readiness_probe_that_never_passes_is_named(api, namespace):
     record('pod_probe_failing', live)
     verdict = readiness.pod(live)
     assert verdict.state == readiness.PROGRESSING
-    assert 'waiting for Ready' in verdict.message
+    assert ('container app: running but not ready (readiness probe exec '
+            'sh -c echo not yet; exit 1 not passing)' in verdict.message), (
+        verdict.message)
     explained = readiness.explain(verdict, events_of(api, namespace,
                                                      'unready'))
     assert 'Unhealthy: Readiness probe failed: not yet' in explained
@@ -225,7 +227,8 @@ def test_a_stalled_rollout_fails_with_progress_deadline(api, namespace):
     verdict = readiness.deployment(deployment, {
         'pods': pods_of(api, namespace, 'app=stalled')})
     assert 'ProgressDeadlineExceeded' in verdict.message
-    assert 'waiting for Ready' in verdict.message
+    assert ('container app: running but not ready (readiness probe exec '
+            'false not passing)' in verdict.message), verdict.message
 
 
 def test_a_claim_bound_to_a_local_volume_is_used_by_a_pod(

@@ -31,8 +31,9 @@ SECRET = 'Sup3r-s3cret-passw0rd'
 def pod_template(labels, annotations=None, image='registry.invalid/app:1',
                  restart='Always'):
     return {'metadata': {'labels': labels, 'annotations': annotations or {}},
-            'spec': simulated.on_kwok({'restartPolicy': restart, 'containers': [
-                {'name': 'app', 'image': image}]})}
+            'spec': simulated.on_kwok({
+                'restartPolicy': restart,
+                'containers': [{'name': 'app', 'image': image}]})}
 
 
 def deployment_spec(app, replicas=3, **kwargs):

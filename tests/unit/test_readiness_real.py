@@ -1,0 +1,95 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""The readiness rules on objects a real kubelet (1.36, containerd 1.6)
+reported: fixtures/real/*.json, recorded by
+tests/functional/test_real_node.py with HEAT_K8S_RECORD_FIXTURES=1."""
+
+import pytest
+
+from heat_k8s import readiness
+from tests.unit.fixtures import load
+
+READY, PROGRESSING, FAILED = (readiness.READY, readiness.PROGRESSING,
+                              readiness.FAILED)
+
+
+def real(name):
+    return load('real/' + name)
+
+
+def test_a_running_pod_is_ready():
+    assert readiness.evaluate(real('pod_ready')).state == READY
+
+
+def test_a_crash_loop_as_the_kubelet_reports_it():
+    pod = real('pod_crashloop')
+    (status,) = pod['status']['containerStatuses']
+    # Back-off, as 1.36 shows it: the last run terminated, not "waiting".
+    assert 'terminated' in status['state']
+    verdict = readiness.evaluate(pod)
+    assert verdict == readiness.Verdict(PROGRESSING, (
+        'pod crash container app: crash loop, restarted 2 times, terminated '
+        'with exit code 2: cannot reach the database'))
+
+
+def test_an_image_that_is_not_there():
+    verdict = readiness.evaluate(real('pod_image_missing'))
+    assert verdict == readiness.Verdict(PROGRESSING, (
+        'pod noimage container app: ErrImageNeverPull: Container image '
+        '"localhost/heat-k8s/not-built:1" is not present with pull policy '
+        'of Never'))
+
+
+def test_a_failing_readiness_probe_is_named():
+    verdict = readiness.evaluate(real('pod_probe_failing'))
+    assert verdict == readiness.Verdict(PROGRESSING, (
+        'pod unready container app: running but not ready (readiness probe '
+        'exec sh -c echo not yet; exit 1 not passing)'))
+
+
+def test_a_failed_job_with_its_pods_exit_code_and_message():
+    verdict = readiness.evaluate(real('job_failed'),
+                                 {'pods': [real('job_failed_pod')]})
+    assert verdict.state == FAILED
+    assert verdict.message.startswith(
+        'job migrate failed: BackoffLimitExceeded: Job has reached the '
+        'specified backoff limit; pod migrate-')
+    assert verdict.message.endswith(
+        'container app: terminated with exit code 3: schema version 7 is '
+        'newer than this code')
+
+
+def test_a_stalled_rollout_fails():
+    verdict = readiness.evaluate(real('deployment_deadline'))
+    assert verdict.state == FAILED
+    assert verdict.message.startswith(
+        'deployment stalled rollout failed: ProgressDeadlineExceeded: '
+        'ReplicaSet "stalled-')
+
+
+def test_a_claim_bound_to_a_local_volume():
+    verdict = readiness.evaluate(real('pvc_bound_local'))
+    assert verdict.state == READY
+    assert verdict.message.startswith('claim data is bound to volume local-')
+
+
+@pytest.mark.parametrize('probe,text', [
+    ({'httpGet': {'path': '/v3', 'port': 5000}}, 'httpGet /v3 on port 5000'),
+    ({'httpGet': {'port': 'http'}}, 'httpGet / on port http'),
+    ({'tcpSocket': {'port': 11211}}, 'tcpSocket on port 11211'),
+    ({'exec': {'command': ['pg_isready', '-U', 'x']}}, 'exec pg_isready -U x'),
+    ({'grpc': {'port': 9000}}, 'grpc on port 9000'),
+    (None, None),
+])
+def test_probe_text(probe, text):
+    assert readiness.probe_text(probe) == text
