@@ -32,6 +32,7 @@ import shutil
 import subprocess
 import time
 
+from lc import debs
 from lc import dns
 from lc import kubernetes
 from lc import paths
@@ -61,6 +62,20 @@ SYSCTLS = {
     'vm/overcommit_memory': None,              # the kubelet's defaults
     'kernel/panic': None,
     'kernel/panic_on_oops': None,
+}
+# Debian packages the node and the images need: {package: a file it
+# installs}; `up` installs those missing (as MariaDB and RabbitMQ).
+PACKAGES = {
+    'containerd': '/usr/bin/containerd',
+    'runc': '/usr/sbin/runc',
+    'containernetworking-plugins': '/usr/lib/cni/bridge',
+    'iptables': '/usr/sbin/iptables',
+    'iproute2': '/bin/ip',
+    # tools/localcloud images: Debian root filesystems, image import and
+    # save, the pause program.
+    'mmdebstrap': '/usr/bin/mmdebstrap',
+    'podman': '/usr/bin/podman',
+    'gcc': '/usr/bin/gcc',
 }
 # What the host must have; a name -> (check, what to install).
 REQUIREMENTS = (
@@ -280,6 +295,7 @@ class Node(object):
     # -- host -------------------------------------------------------------
 
     def check_host(self):
+        debs.ensure(PACKAGES, log=self.log)
         lacking = missing(host_facts())
         if lacking:
             raise SystemExit(
