@@ -21,7 +21,9 @@ recipe. podman's copy carries the hash as the label ``heat-k8s.recipe``,
 so an image already in podman's store is neither rebuilt nor reloaded.
 """
 
+import contextlib
 import dataclasses
+import fcntl
 import hashlib
 import inspect
 import json
@@ -488,6 +490,18 @@ def _prune(image, keep):
             os.unlink(path)
 
 
+@contextlib.contextmanager
+def _build_lock():
+    """One build at a time on this machine: they share the .deb cache."""
+    os.makedirs(images_cache(), exist_ok=True)
+    with open(os.path.join(images_cache(), '.build.lock'), 'w') as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
 def ensure(image, versions=None, log=print, load=True):
     """Build the image unless cached; load it into podman when `load`."""
     versions = versions or build.read_versions()
@@ -495,13 +509,19 @@ def ensure(image, versions=None, log=print, load=True):
     recipe_id = recipe_hash(image, versions)
     archive = archive_path(image, versions)
     in_podman = _podman_label(reference) == recipe_id
-    if not os.path.exists(archive) and in_podman:
-        log('saving %s from podman' % reference)
-        _save(image, reference, archive)
-    elif not os.path.exists(archive):
-        log('building %s (recipe %s)' % (reference, recipe_id))
-        _build(image, versions, log)
-    elif load and not in_podman:
+    if not os.path.exists(archive):
+        with _build_lock():
+            # Another process may have built it while this one waited.
+            if os.path.exists(archive):
+                pass
+            elif in_podman:
+                log('saving %s from podman' % reference)
+                _save(image, reference, archive)
+            else:
+                log('building %s (recipe %s)' % (reference, recipe_id))
+                _build(image, versions, log)
+            in_podman = _podman_label(reference) == recipe_id
+    if load and not in_podman:
         log('loading %s into podman' % reference)
         _run(list(PODMAN) + ['load', '--quiet', '-i', archive])
     return reference, archive
