@@ -77,7 +77,7 @@ def test_status_shows_every_component_running(localcloud):
     assert result.returncode == 0, result.stdout + result.stderr
     for name in ('etcd', 'kube-apiserver', 'mariadb', 'epmd', 'rabbitmq',
                  'keystone', 'k8s-keystone-auth', 'heat-api',
-                 'heat-engine'):
+                 'heat-engine', 'containerd', 'kubelet', 'kube-proxy'):
         assert '%-24s running' % name in result.stdout
     assert result.stdout.count('(ready)') == 3
 
