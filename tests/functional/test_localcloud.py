@@ -30,9 +30,21 @@ def second_cloud():
     shutil.rmtree(state_dir, ignore_errors=True)
 
 
-def test_lifecycle(second_cloud):
+def test_a_second_real_node_is_refused_in_one_line(cluster, second_cloud):
+    # The session's cluster runs the machine's real node.
+    result = cloud.localcloud(second_cloud, 'up', '--kubernetes-only',
+                              check=False)
+    assert result.returncode != 0
+    assert result.stderr.strip().splitlines()[-1] == (
+        'localcloud: the real node of the cloud in %s runs on this machine '
+        '(one at a time); stop it (`localcloud --state-dir %s down`) or use '
+        '`up --kwok-only`' % (cluster['state_dir'], cluster['state_dir']))
+
+
+def test_lifecycle(cluster, second_cloud):
     state = second_cloud
-    cloud.localcloud(state, 'up', '--kubernetes-only')
+    # kwok only: the session's cluster runs the machine's real node.
+    cloud.localcloud(state, 'up', '--kubernetes-only', '--kwok-only')
     status = cloud.localcloud(state, 'status', check=False)
     assert status.returncode == 0, status.stdout
     assert '(ready)' in status.stdout
@@ -70,3 +82,8 @@ def test_lifecycle(second_cloud):
     status = cloud.localcloud(state, 'status', check=False)
     assert status.returncode == 1
     assert 'running' not in status.stdout
+    # ... and it left the session's real node alone.
+    assert subprocess.run(['ip', 'link', 'show', 'hk8s0'],
+                          capture_output=True).returncode == 0
+    session = cloud.localcloud(cluster['state_dir'], 'status', check=False)
+    assert '%-24s running' % 'kubelet' in session.stdout
