@@ -440,6 +440,13 @@ def _rootfs_debian(image, versions, workdir, log):
     return rootfs
 
 
+def _podman_image_id(reference):
+    proc = subprocess.run(
+        list(PODMAN) + ['image', 'inspect', '--format', '{{.Id}}', reference],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
 def _podman_label(reference):
     proc = subprocess.run(
         list(PODMAN) + ['image', 'inspect', '--format',
@@ -464,8 +471,19 @@ def _build(image, versions, log):
         argv = list(PODMAN) + ['import', '--quiet']
         for change in _import_changes(image, recipe_id):
             argv += ['--change', change]
-        _run(argv + [rootfs, reference])
+        with _replacing(reference):
+            _run(argv + [rootfs, reference])
     _save(image, reference, archive)
+
+
+@contextlib.contextmanager
+def _replacing(reference):
+    """The image the tag leaves goes, unless a container still uses it."""
+    old = _podman_image_id(reference)
+    yield
+    if old and old != _podman_image_id(reference):
+        subprocess.run(list(PODMAN) + ['rmi', old], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
 
 
 def _save(image, reference, archive):
@@ -523,7 +541,8 @@ def ensure(image, versions=None, log=print, load=True):
             in_podman = _podman_label(reference) == recipe_id
     if load and not in_podman:
         log('loading %s into podman' % reference)
-        _run(list(PODMAN) + ['load', '--quiet', '-i', archive])
+        with _replacing(reference):
+            _run(list(PODMAN) + ['load', '--quiet', '-i', archive])
     return reference, archive
 
 
