@@ -31,7 +31,9 @@ import time
 import urllib.request
 import uuid
 
+import jinja2
 import pytest
+import yaml
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -282,43 +284,94 @@ def test_kolla_start_copies_config(refs, containers, tmp_path):
     assert '[DEFAULT]\ndebug = true' in out
 
 
-def test_keystone_serves_from_identity_yaml_files(refs, containers, address,
-                                                  tmp_path):
-    """db_sync (KOLLA_BOOTSTRAP), then Apache with our wsgi-keystone.conf."""
-    db = tmp_path / 'db'
-    db.mkdir()
-    os.chmod(db, 0o777)  # noqa: S103  the keystone user writes the database
+def _identity_template():
+    with open(os.path.join(REPO, 'templates', 'identity.yaml')) as f:
+        return yaml.safe_load(f)['resources']
+
+
+def _render_keystone_conf(values):
+    with open(os.path.join(REPO, 'templates', 'identity',
+                           'keystone.conf.j2')) as f:
+        return jinja2.Template(f.read()).render(**values)
+
+
+def test_keystone_issues_a_token(refs, containers, address, tmp_path):
+    """identity.yaml's steps on one host, as its docker backend runs them.
+
+    MariaDB and memcached, the database task's own command, db_sync
+    (KOLLA_BOOTSTRAP), Apache with our wsgi-keystone.conf, then
+    keystone-manage bootstrap; a password gets a token.
+    """
+    resources = _identity_template()
+    root_pw, db_pw, admin_pw = (secrets.token_hex(12) for _ in range(3))
+    db = containers.start('mariadb', refs['mariadb'], env={
+        'MARIADB_ROOT_PASSWORD': root_pw, 'BIND_ADDRESS': address})
+    containers.start('memcached', refs['memcached'],
+                     *resources['memcached']['properties']['command'],
+                     env={'BIND_ADDRESS': address})
+    containers.wait(db, 'healthy server', lambda: containers.exec(
+        db, *resources['database']['properties']['health_check']['command']
+    )[0] == 0)
+    containers.run(refs['mariadb'],
+                   *resources['database_create']['properties']['command'],
+                   env={'DB_HOST': address, 'DB_PORT': '3306',
+                        'MYSQL_PWD': root_pw, 'KEYSTONE_DB_PASSWORD': db_pw})
+
+    conf = _render_keystone_conf({
+        'debug': False, 'token': {'provider': 'fernet', 'expiration': 3600},
+        'fernet_keys': 2, 'memcached_servers': [address + ':11211'],
+        'database': {'user': 'keystone', 'password': db_pw, 'host': address,
+                     'port': 3306, 'name': 'keystone'}})
     with open(os.path.join(REPO, 'templates', 'identity',
                            'wsgi-keystone.conf')) as f:
         wsgi = f.read()
-    volume = _kolla_dir(str(tmp_path / 'kolla'), {
-        'config_files': [
-            {'source': '/var/lib/kolla/config_files/keystone.conf',
-             'dest': '/etc/keystone/keystone.conf',
-             'owner': 'keystone', 'perm': '0600'},
-            {'source': '/var/lib/kolla/config_files/fernet-keys',
-             'dest': '/etc/keystone/fernet-keys',
-             'owner': 'keystone', 'perm': '0600'},
-            {'source': '/var/lib/kolla/config_files/wsgi-keystone.conf',
-             'dest': '/etc/apache2/conf-enabled/wsgi-keystone.conf',
-             'owner': 'keystone', 'perm': '0600'}],
-        'command': '/usr/sbin/apache2 -DFOREGROUND'},
-        {'keystone.conf': '[database]\nconnection = '
-                          'sqlite:////var/lib/keystone-db/keystone.db\n',
-         'wsgi-keystone.conf': wsgi,
-         # Keystone refuses to start without its key repository.
-         'fernet-keys/0': _fernet_key(), 'fernet-keys/1': _fernet_key()})
-    volumes = [volume, '%s:/var/lib/keystone-db' % db]
-    containers.run(refs['keystone'], 'kolla_start', volumes=volumes,
-                   env={'KOLLA_BOOTSTRAP': ''})
-    name = containers.start('keystone', refs['keystone'], volumes=volumes,
-                            env={'BIND_ADDRESS': address})
+    files = {'keystone.conf': conf, 'wsgi-keystone.conf': wsgi,
+             'fernet-keys/0': _fernet_key(), 'fernet-keys/1': _fernet_key()}
+    kolla = resources['kolla_config']['properties']['value']
+
+    def config_dir(name, command):
+        return _kolla_dir(str(tmp_path / name),
+                          dict(kolla, command=command), files)
+
+    api_config = config_dir('api', '/usr/sbin/apache2 -DFOREGROUND')
+    containers.run(refs['keystone'],
+                   *resources['keystone']['properties']['bootstrap_command'],
+                   volumes=[api_config])
+    api = containers.start('keystone', refs['keystone'], volumes=[api_config],
+                           env={'BIND_ADDRESS': address,
+                                'KOLLA_CONFIG_STRATEGY': 'COPY_ALWAYS'})
+    containers.wait(api, 'Keystone API', lambda: _port_open(address, 5000))
     url = 'http://%s:5000/v3' % address
-    containers.wait(name, 'Keystone API', lambda: _port_open(address, 5000))
     with urllib.request.urlopen(url, timeout=30) as resp:  # noqa: S310
-        body = json.loads(resp.read())
-    assert body['version']['id'].startswith('v3.')
-    assert body['version']['status'] == 'stable'
+        assert json.loads(resp.read())['version']['status'] == 'stable'
+
+    containers.run(
+        refs['keystone'],
+        volumes=[config_dir('bootstrap', 'keystone-manage bootstrap')],
+        env={'OS_BOOTSTRAP_USERNAME': 'admin',
+             'OS_BOOTSTRAP_PROJECT_NAME': 'admin',
+             'OS_BOOTSTRAP_ROLE_NAME': 'admin',
+             'OS_BOOTSTRAP_SERVICE_NAME': 'keystone',
+             'OS_BOOTSTRAP_REGION_ID': 'RegionOne',
+             'OS_BOOTSTRAP_PUBLIC_URL': url[:-3],
+             'OS_BOOTSTRAP_INTERNAL_URL': url[:-3],
+             'OS_BOOTSTRAP_ADMIN_URL': url[:-3],
+             'OS_BOOTSTRAP_PASSWORD': admin_pw})
+    body = {'auth': {
+        'identity': {'methods': ['password'], 'password': {'user': {
+            'name': 'admin', 'domain': {'id': 'default'},
+            'password': admin_pw}}},
+        'scope': {'project': {'name': 'admin',
+                              'domain': {'id': 'default'}}}}}
+    req = urllib.request.Request(  # noqa: S310
+        url + '/auth/tokens', data=json.dumps(body).encode(),
+        headers={'Content-Type': 'application/json'})
+    with urllib.request.urlopen(req, timeout=30) as resp:  # noqa: S310
+        assert resp.status == 201
+        assert resp.headers['X-Subject-Token']
+        token = json.loads(resp.read())['token']
+    assert token['project']['name'] == 'admin'
+    assert [e['type'] for e in token['catalog']] == ['identity']
 
 
 def test_wagtail_migrates_and_serves(refs, containers, address):
