@@ -1,0 +1,113 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""The keystone image's kolla_start: config.json's copies, on local files."""
+
+import grp
+import importlib.machinery
+import importlib.util
+import os
+import pwd
+import shutil
+import stat
+import tempfile
+import unittest
+
+SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), 'tools', 'images', 'keystone',
+    'kolla_start')
+
+
+def _load():
+    loader = importlib.machinery.SourceFileLoader('kolla_start', SCRIPT)
+    spec = importlib.util.spec_from_loader('kolla_start', loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+kolla_start = _load()
+# Whoever runs the tests owns what they copy.
+OWNER = '%s:%s' % (pwd.getpwuid(os.getuid()).pw_name,
+                   grp.getgrgid(os.getgid()).gr_name)
+
+
+class CopyTest(unittest.TestCase):
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp)
+        self.src = os.path.join(self.tmp, 'config_files')
+        self.dst = os.path.join(self.tmp, 'etc')
+        self.write('keystone.conf', '[DEFAULT]\n')
+        self.write('fernet-keys/0', 'k0')
+        self.write('fernet-keys/1', 'k1')
+        self.write('conf.d/a.conf', 'a')
+        self.write('conf.d/b.conf', 'b')
+
+    def write(self, rel, text):
+        path = os.path.join(self.src, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'w') as f:
+            f.write(text)
+
+    def copy(self, source, dest, perm='0600', **extra):
+        kolla_start.copy_config_file(dict(
+            source=os.path.join(self.src, source),
+            dest=os.path.join(self.dst, dest), owner=OWNER, perm=perm,
+            **extra))
+
+    def mode(self, rel):
+        return stat.S_IMODE(os.stat(os.path.join(self.dst, rel)).st_mode)
+
+    def test_file_with_perm_and_parents(self):
+        self.copy('keystone.conf', 'keystone/keystone.conf', perm='0640')
+        with open(os.path.join(self.dst, 'keystone/keystone.conf')) as f:
+            self.assertEqual('[DEFAULT]\n', f.read())
+        self.assertEqual(0o640, self.mode('keystone/keystone.conf'))
+
+    def test_directory_gets_x_where_it_grants_r(self):
+        self.copy('fernet-keys', 'keystone/fernet-keys')
+        self.assertEqual(0o700, self.mode('keystone/fernet-keys'))
+        self.assertEqual(0o600, self.mode('keystone/fernet-keys/0'))
+        self.assertEqual(['0', '1'], sorted(os.listdir(
+            os.path.join(self.dst, 'keystone/fernet-keys'))))
+
+    def test_a_directory_copy_drops_files_gone_from_the_source(self):
+        self.copy('fernet-keys', 'fernet-keys')
+        os.unlink(os.path.join(self.src, 'fernet-keys/0'))
+        self.copy('fernet-keys', 'fernet-keys')
+        self.assertEqual(['1'], os.listdir(
+            os.path.join(self.dst, 'fernet-keys')))
+
+    def test_glob_into_a_directory(self):
+        self.copy('conf.d/*.conf', 'apache2/conf-enabled/')
+        self.assertEqual(['a.conf', 'b.conf'], sorted(os.listdir(
+            os.path.join(self.dst, 'apache2/conf-enabled'))))
+
+    def test_file_into_a_directory_named_with_a_slash(self):
+        self.copy('keystone.conf', 'keystone/')
+        self.assertTrue(os.path.isfile(
+            os.path.join(self.dst, 'keystone/keystone.conf')))
+
+    def test_missing_source(self):
+        self.copy('nothing.conf', 'x.conf', optional=True)
+        self.assertFalse(os.path.exists(self.dst))
+        self.assertRaises(SystemExit, self.copy, 'nothing.conf', 'x.conf')
+
+    def test_permissions_entry_recurses(self):
+        self.copy('fernet-keys', 'keys', perm='0644')
+        kolla_start.apply_permissions({
+            'path': os.path.join(self.dst, 'keys'), 'owner': OWNER,
+            'perm': '0600', 'recurse': True})
+        self.assertEqual(0o700, self.mode('keys'))
+        self.assertEqual(0o600, self.mode('keys/1'))
