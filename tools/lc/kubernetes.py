@@ -202,6 +202,9 @@ class Cluster(object):
                 '--authorization-mode=Node,RBAC',
                 '--admission-control-config-file=' + os.path.join(
                     self.pki, 'admission.json'),
+                # Pod Security Admission decides, per namespace (baseline
+                # unless an operator labels it otherwise).
+                '--allow-privileged=true',
                 # The real node's kubelet: verified both ways.
                 '--kubelet-client-certificate=' + os.path.join(
                     self.pki, 'apiserver-kubelet-client.crt'),
