@@ -200,7 +200,9 @@ def test_keystone_answers_on_the_docker_host(localcloud, identity):
         state = podman(localcloud, stack, 'inspect', '--format',
                        '{{.State.Status}} {{.State.ExitCode}}',
                        p + name).split()
-        assert state == ['exited', '0'], (name, state)
+        # podman says exited or stopped, depending on when it looked.
+        assert state[0] in ('exited', 'stopped') and state[1] == '0', (
+            name, state)
 
 
 def test_ini_override_restarts_only_what_changed(localcloud, identity):
@@ -272,7 +274,8 @@ def test_failure_says_why_and_delete_leaves_nothing(localcloud, failing_task,
     assert 'Deployment exited with non-zero status code' in reasons
     # The failed task's files are on the host until the stack goes.
     assert leftovers(localcloud, name, name)['files'] == [name]
-    assert leftovers(localcloud, name, name)['containers'] == [name]
+    assert leftovers(localcloud, name, name)['containers'] == (
+        [name] if case == 'exit' else [])
     delete(localcloud, name)
     gone = localcloud.run('openstack', 'stack', 'show', name, check=False)
     assert gone.returncode != 0, gone.stdout
@@ -283,7 +286,9 @@ def test_failure_says_why_and_delete_leaves_nothing(localcloud, failing_task,
 def test_delete_leaves_nothing(localcloud, identity):
     p, stack = identity['prefix'], identity['stack']
     before = leftovers(localcloud, stack, p)
-    assert len(before['containers']) == 7 and len(before['files']) == 5, (
+    # mariadb, memcached, keystone-db-create, keystone-init, keystone,
+    # keystone-bootstrap (the health checks are execs, not containers).
+    assert len(before['containers']) == 6 and len(before['files']) == 5, (
         before)
     delete(localcloud, stack)
     gone = localcloud.run('openstack', 'stack', 'show', stack, check=False)
