@@ -394,6 +394,12 @@ def _wheels(image, versions, log):
         argv += ['--platform', platform]
     _run(argv, env=_pip_env())
     open(os.path.join(wheels, '.complete'), 'w').close()
+    # Wheels of the image's earlier pinned sets are not needed again.
+    parent = os.path.dirname(wheels)
+    for name in os.listdir(parent):
+        if name.startswith(image.name + '-py') and name != os.path.basename(
+                wheels):
+            shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
     return wheels
 
 
