@@ -341,8 +341,7 @@ def _mmdebstrap_argv(image, versions, stage, wheels, debs, output):
     return argv
 
 
-
-def _run(argv, log=None, **kwargs):
+def _run(argv, **kwargs):
     proc = subprocess.run(argv, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True, **kwargs)
     if proc.returncode:
