@@ -153,7 +153,9 @@ def configure(state_dir, stack, agent_config, log=print):
         base=base, images=machine_store()), 0o644)
     env = podman_env(state_dir, stack, dict(
         env, HEAT_DOCKER_CMD='podman', PYTHONUNBUFFERED='1'))
-    argv = [os.path.join(venv, 'bin', 'os-collect-config'),
+    # The interpreter first: procs recognises its processes by executable.
+    argv = [os.path.join(venv, 'bin', 'python3'),
+            os.path.join(venv, 'bin', 'os-collect-config'),
             '--config-file', conf]
     return argv, env
 
