@@ -295,6 +295,9 @@ class Node(object):
     # -- host -------------------------------------------------------------
 
     def check_host(self):
+        """Stop, in one line, before anything starts, when the host lacks
+        what the node needs or another cloud's node runs here."""
+        self._check_lock()
         debs.ensure(PACKAGES, log=self.log)
         lacking = missing(host_facts())
         if lacking:
@@ -303,6 +306,11 @@ class Node(object):
                 'the cloud without it' % '; '.join(lacking))
 
     def _lock(self):
+        self._check_lock()
+        with open(LOCK_FILE, 'w') as f:
+            f.write(self.state_dir)
+
+    def _check_lock(self):
         owner = _lock_owner()
         if owner and owner != self.state_dir and os.path.isdir(owner) and \
                 any(procs.running(owner, c) for c in COMPONENTS):
@@ -310,8 +318,6 @@ class Node(object):
                 'localcloud: the real node of the cloud in %s runs on this '
                 'machine (one at a time); stop it (`localcloud --state-dir '
                 '%s down`) or use `up --kwok-only`' % (owner, owner))
-        with open(LOCK_FILE, 'w') as f:
-            f.write(self.state_dir)
 
     def _unlock(self):
         if _lock_owner() == self.state_dir:
