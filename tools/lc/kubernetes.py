@@ -249,7 +249,13 @@ class Cluster(object):
             return json.load(f)
 
     def start(self, name):
-        procs.start(self.state_dir, name, self.argv(name))
+        argv = self.argv(name)
+        running = procs.read(self.state_dir, name)
+        if running and running.get('argv') != argv:
+            # Started with other flags (e.g. by `up --kubernetes-only`,
+            # without the Keystone webhook): restart with these.
+            procs.stop(self.state_dir, name)
+        procs.start(self.state_dir, name, argv)
 
     def stop(self, name):
         procs.stop(self.state_dir, name)
