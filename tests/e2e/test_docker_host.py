@@ -228,6 +228,64 @@ def test_ini_override_restarts_only_what_changed(localcloud, identity):
     assert result.returncode == 0, result.stderr
 
 
+def test_the_same_template_and_parameters_run_on_kubernetes(
+        localcloud, identity, tmp_path):
+    """The swap: identity.yaml with the docker stack's very parameters,
+    on the real Kubernetes node, only the environment files differ; both
+    Keystones issue tokens side by side, and the Kubernetes one deletes
+    cleanly. (The operator's part: a volume for the database's claim, in
+    a storage class the environment names.)"""
+    suffix = uuid.uuid4().hex[:6]
+    storage_class, pv = 'swap-local-' + suffix, 'swap-pv-' + suffix
+    cloud.run(['kubectl', 'apply', '-f', '-'], env=localcloud.env,
+              input=json.dumps({
+                  'apiVersion': 'v1', 'kind': 'PersistentVolume',
+                  'metadata': {'name': pv},
+                  'spec': {'capacity': {'storage': '2Gi'},
+                           'accessModes': ['ReadWriteOnce'],
+                           'persistentVolumeReclaimPolicy': 'Retain',
+                           'storageClassName': storage_class,
+                           'hostPath': {'path': '/tmp/' + pv}}}))
+    operator = tmp_path / 'operator.yaml'
+    operator.write_text('parameter_defaults:\n'
+                        '  database_storage_class: %s\n' % storage_class)
+    name = identity['stack'] + '-k8s'
+    kube_envs = [os.path.join(ENVIRONMENTS, n) for n in (
+        'kubernetes.yaml', 'localcloud-images.yaml',
+        'localcloud-kubernetes.yaml')] + [str(operator)]
+    try:
+        create(localcloud, name, IDENTITY, {
+            'admin_password': ADMIN_PASSWORD, 'prefix': identity['prefix']},
+            envs=kube_envs)
+        shown = wait(localcloud, name, 'CREATE')
+        assert shown['stack_status'] == 'CREATE_COMPLETE', (
+            shown['stack_status_reason'])
+        urls = {backend: outputs(localcloud, stack)['auth_url']
+                for backend, stack in (('docker', identity['stack']),
+                                       ('kubernetes', name))}
+        assert urls['docker'] == 'http://127.0.0.2:5000/v3'
+        assert urls['kubernetes'].startswith('http://127.0.0.1:')
+        for backend, url in urls.items():
+            result = token(localcloud, url)
+            assert result.returncode == 0, (backend, result.stderr)
+            assert json.loads(result.stdout)['id'], backend
+    finally:
+        delete(localcloud, name)
+        cloud.run(['kubectl', 'delete', 'pv', pv, '--ignore-not-found'],
+                  env=localcloud.env, check=False)
+    assert localcloud.openstack('stack', 'list', '--property',
+                                'name=' + name) == []
+    objects = json.loads(cloud.run(
+        ['kubectl', 'get', 'all,configmap,secret,pvc', '-A', '-o', 'json'],
+        env=localcloud.env).stdout)['items']
+    left = [o['kind'] + '/' + o['metadata']['name'] for o in objects
+            if o['metadata']['name'].startswith(name) or (
+                o['metadata'].get('labels') or {}).get(
+                    'app.kubernetes.io/name', '').startswith(
+                        identity['prefix'])]
+    assert left == []
+
+
 @pytest.fixture(scope='module')
 def failing_task(localcloud, images, tmp_path_factory):
     """Two one-task stacks that fail: a container exiting 3, an image
@@ -296,60 +354,3 @@ def test_delete_leaves_nothing(localcloud, identity):
     assert leftovers(localcloud, stack, p) == {
         'containers': [], 'files': [], 'volumes': []}
 
-
-def test_the_same_template_and_parameters_run_on_kubernetes(
-        localcloud, identity, tmp_path):
-    """The swap: identity.yaml with the docker stack's very parameters,
-    on the real Kubernetes node, only the environment files differ; both
-    Keystones issue tokens side by side, and the Kubernetes one deletes
-    cleanly. (The operator's part: a volume for the database's claim, in
-    a storage class the environment names.)"""
-    suffix = uuid.uuid4().hex[:6]
-    storage_class, pv = 'swap-local-' + suffix, 'swap-pv-' + suffix
-    cloud.run(['kubectl', 'apply', '-f', '-'], env=localcloud.env,
-              input=json.dumps({
-                  'apiVersion': 'v1', 'kind': 'PersistentVolume',
-                  'metadata': {'name': pv},
-                  'spec': {'capacity': {'storage': '2Gi'},
-                           'accessModes': ['ReadWriteOnce'],
-                           'persistentVolumeReclaimPolicy': 'Retain',
-                           'storageClassName': storage_class,
-                           'hostPath': {'path': '/tmp/' + pv}}}))
-    operator = tmp_path / 'operator.yaml'
-    operator.write_text('parameter_defaults:\n'
-                        '  database_storage_class: %s\n' % storage_class)
-    name = identity['stack'] + '-k8s'
-    kube_envs = [os.path.join(ENVIRONMENTS, n) for n in (
-        'kubernetes.yaml', 'localcloud-images.yaml',
-        'localcloud-kubernetes.yaml')] + [str(operator)]
-    try:
-        create(localcloud, name, IDENTITY, {
-            'admin_password': ADMIN_PASSWORD, 'prefix': identity['prefix']},
-            envs=kube_envs)
-        shown = wait(localcloud, name, 'CREATE')
-        assert shown['stack_status'] == 'CREATE_COMPLETE', (
-            shown['stack_status_reason'])
-        urls = {backend: outputs(localcloud, stack)['auth_url']
-                for backend, stack in (('docker', identity['stack']),
-                                       ('kubernetes', name))}
-        assert urls['docker'] == 'http://127.0.0.2:5000/v3'
-        assert urls['kubernetes'].startswith('http://127.0.0.1:')
-        for backend, url in urls.items():
-            result = token(localcloud, url)
-            assert result.returncode == 0, (backend, result.stderr)
-            assert json.loads(result.stdout)['id'], backend
-    finally:
-        delete(localcloud, name)
-        cloud.run(['kubectl', 'delete', 'pv', pv, '--ignore-not-found'],
-                  env=localcloud.env, check=False)
-    assert localcloud.openstack('stack', 'list', '--property',
-                                'name=' + name) == []
-    objects = json.loads(cloud.run(
-        ['kubectl', 'get', 'all,configmap,secret,pvc', '-A', '-o', 'json'],
-        env=localcloud.env).stdout)['items']
-    left = [o['kind'] + '/' + o['metadata']['name'] for o in objects
-            if o['metadata']['name'].startswith(name) or (
-                o['metadata'].get('labels') or {}).get(
-                    'app.kubernetes.io/name', '').startswith(
-                        identity['prefix'])]
-    assert left == []
