@@ -110,6 +110,20 @@ class Heat(object):
                                 timeout=timeout, interval=1)
 
 
+def settle(localcloud, name, action, timeout):
+    """`openstack stack show` of `name` once its `action` is over (polled
+    through the CLI, as a user would)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        shown = localcloud.openstack('stack', 'show', name)
+        if shown['stack_status'] != action + '_IN_PROGRESS':
+            return shown
+        if time.monotonic() > deadline:
+            raise AssertionError('%s still %s after %ss' % (
+                name, shown['stack_status'], timeout))
+        time.sleep(2)
+
+
 def create(localcloud, name, template_name, params=None, os_cloud='demo'):
     """`openstack stack create` (no --wait); the new stack's id."""
     args = ['stack', 'create', '-t', template(template_name)]

@@ -34,6 +34,7 @@ import sys
 
 import pytest
 
+from tests.e2e import stacks
 from tests.functional import cloud
 
 sys.path.insert(0, os.path.join(cloud.REPO, 'tools'))
@@ -113,13 +114,7 @@ def stop_agent(localcloud, name):
 
 
 def wait(localcloud, name, action, timeout=TIMEOUT):
-    deadline = time.monotonic() + timeout
-    while True:
-        shown = localcloud.openstack('stack', 'show', name)
-        if shown['stack_status'] != action + '_IN_PROGRESS':
-            return shown
-        assert time.monotonic() < deadline, shown['stack_status']
-        time.sleep(2)
+    return stacks.settle(localcloud, name, action, timeout)
 
 
 def delete(localcloud, name):

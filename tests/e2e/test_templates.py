@@ -38,6 +38,7 @@ import uuid
 
 import pytest
 
+from tests.e2e import stacks
 from tests.functional import cloud
 
 REPO = cloud.REPO
@@ -83,15 +84,7 @@ def stack_create(localcloud, name, envs, params=(), template=IDENTITY):
 
 def wait_stack(localcloud, name, action, timeout=STACK_TIMEOUT):
     """Poll until the stack's action is over; its `stack show`."""
-    deadline = time.monotonic() + timeout
-    while True:
-        shown = localcloud.openstack('stack', 'show', name)
-        if shown['stack_status'] != action + '_IN_PROGRESS':
-            return shown
-        if time.monotonic() > deadline:
-            raise AssertionError('%s still %s after %ss' % (
-                name, shown['stack_status'], timeout))
-        time.sleep(2)
+    return stacks.settle(localcloud, name, action, timeout)
 
 
 def stack_delete(localcloud, name):
