@@ -32,8 +32,10 @@ import shutil
 import subprocess
 import time
 
+from lc import build
 from lc import debs
 from lc import dns
+from lc import images
 from lc import kubernetes
 from lc import paths
 from lc import pki
@@ -391,7 +393,6 @@ class Node(object):
         os.makedirs(self.containerd_root, exist_ok=True)
         pki.ensure_serving_cert(c.pki, 'kubelet', [
             'IP:127.0.0.1', 'DNS:' + NAME, 'DNS:localhost'])
-        from lc import images
         _write_if_changed(self._file('containerd', 'config.toml'),
                           containerd_config(
                               self.containerd_root,
@@ -566,8 +567,6 @@ class Node(object):
 
 def image_archives(log=print):
     """(reference, docker-archive path) of every image the node runs."""
-    from lc import build
-    from lc import images
     versions = build.read_versions()
     pairs = [images.ensure(i, versions, log, load=False)
              for i in images.IMAGES]
