@@ -444,10 +444,12 @@ class Node(object):
         self._save_sysctls()
         self._network_up()
         t0 = time.monotonic()
+        fresh = not procs.running(self.state_dir, 'containerd')
         procs.start(self.state_dir, 'containerd', self.argv('containerd'))
         procs.wait_for(lambda: self._ctr('version', check=False),
                        'containerd', timeout, 'containerd', self.state_dir)
-        self._remove_containers()  # left by a cloud that was not stopped
+        if fresh:  # pods left by a cloud that was not stopped; a running
+            self._remove_containers()  # containerd's pods stay
         self.load_images()
         self.log('%-36s %5.1fs' % ('node images loaded', time.monotonic()
                                    - t0))
