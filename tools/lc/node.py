@@ -448,8 +448,10 @@ class Node(object):
         procs.start(self.state_dir, 'containerd', self.argv('containerd'))
         procs.wait_for(lambda: self._ctr('version', check=False),
                        'containerd', timeout, 'containerd', self.state_dir)
-        if fresh:  # pods left by a cloud that was not stopped; a running
-            self._remove_containers()  # containerd's pods stay
+        # A fresh containerd may find pods of a cloud that was not stopped;
+        # a running one's pods are this cloud's and stay.
+        if fresh:
+            self._remove_containers()
         self.load_images()
         self.log('%-36s %5.1fs' % ('node images loaded', time.monotonic()
                                    - t0))
