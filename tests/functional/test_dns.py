@@ -136,15 +136,17 @@ def coredns(cluster, tmp_path_factory):
 
 def test_a_service_resolves_by_name(coredns, admin, namespace):
     core = kubernetes.client.CoreV1Api(admin)
+    name = 'web.%s.svc.cluster.local' % namespace
+    # Asked before it exists: that NXDOMAIN must not be cached (30 s).
+    assert query_a(name, coredns) == (NXDOMAIN, [])
     service = core.create_namespaced_service(namespace, {
         'metadata': {'name': 'web'},
         'spec': {'selector': {'app': 'web'},
                  'ports': [{'name': 'http', 'port': 80}]}})
-    name = 'web.%s.svc.cluster.local' % namespace
     # The answer comes from CoreDNS's watch of Services.
     rcode, addresses = cloud.wait_until(
         lambda: (lambda r: r[0] == NOERROR and r)(query_a(name, coredns)),
-        name, 15)
+        name, 10)
     assert addresses == [service.spec.cluster_ip]
 
 

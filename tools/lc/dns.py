@@ -79,7 +79,14 @@ def corefile(cluster_domain='cluster.local', listen=':%d' % DNS_PORT,
     # No fallthrough: no plugin follows, so a reverse name that is no
     # pod or Service answers NXDOMAIN rather than SERVFAIL.
     lines += ['        pods insecure', '        ttl 30', '    }',
-              '    cache 30', '    loop', '    reload', '}']
+              # The kubernetes plugin answers from its watch already; a
+              # cached NXDOMAIN would hide a new Service for 30 s (as
+              # kubeadm's Corefile, cache only other zones).
+              '    cache 30 {',
+              '        disable success ' + cluster_domain,
+              '        disable denial ' + cluster_domain,
+              '    }',
+              '    loop', '    reload', '}']
     return '\n'.join(lines) + '\n'
 
 
