@@ -32,9 +32,9 @@ arguments changes nothing.
   and internal endpoints in a region, created or corrected, with the
   credentials of ``--os-cloud`` (clouds.yaml) or the ``OS_*`` environment.
 
-The file is edited line by line (:mod:`heat_k8s.inifile`): comments, other
-options and other sections stay as they are, and an unchanged file is not
-rewritten.
+The file is edited line by line (:mod:`heat_k8s.rendering.inifile`):
+comments, other options and other sections stay as they are, and an
+unchanged file is not rewritten.
 """
 
 import argparse
@@ -42,8 +42,8 @@ import os
 import sys
 import tempfile
 
-from heat_k8s import inifile
 from heat_k8s import plugin
+from heat_k8s.rendering import inifile
 
 # Heat 27's default [DEFAULT] plugin_dirs (heat/common/config.py).
 DEFAULT_PLUGIN_DIRS = ('/usr/lib64/heat', '/usr/lib/heat',

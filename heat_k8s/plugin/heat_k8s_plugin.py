@@ -18,8 +18,9 @@ Set ``[DEFAULT] plugin_dirs`` to include this directory; the console script
 ``heat-k8s-plugin-dir`` prints its path.
 """
 
-from heat_k8s import heatfix
-from heat_k8s.resources import available_resource_mapping  # noqa: F401
+from heat_k8s.resources import heatfix
+from heat_k8s.resources.registry import available_resource_mapping  # noqa: F401
 
-# Heat 27 shares one yaql parser between engine threads (heat_k8s.heatfix).
+# Heat 27 shares one yaql parser between engine threads
+# (heat_k8s.resources.heatfix).
 heatfix.apply()

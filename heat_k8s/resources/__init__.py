@@ -12,43 +12,14 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""The OS::Kubernetes::* resource types (and OS::HeatK8s::RenderedFiles),
-for Heat's plugin loader."""
+"""The Heat layer: one module per resource type, and what they share.
 
-from heat_k8s.resources import configmap
-from heat_k8s.resources import cronjob
-from heat_k8s.resources import daemonset
-from heat_k8s.resources import deployment
-from heat_k8s.resources import files
-from heat_k8s.resources import generic
-from heat_k8s.resources import job
-from heat_k8s.resources import namespace
-from heat_k8s.resources import pod
-from heat_k8s.resources import pvc
-from heat_k8s.resources import secret
-from heat_k8s.resources import service
-from heat_k8s.resources import statefulset
-
-KUBERNETES_TYPES = {
-    'OS::Kubernetes::Namespace': namespace.Namespace,
-    'OS::Kubernetes::ConfigMap': configmap.ConfigMap,
-    'OS::Kubernetes::Secret': secret.Secret,
-    'OS::Kubernetes::Pod': pod.Pod,
-    'OS::Kubernetes::Job': job.Job,
-    'OS::Kubernetes::CronJob': cronjob.CronJob,
-    'OS::Kubernetes::Deployment': deployment.Deployment,
-    'OS::Kubernetes::StatefulSet': statefulset.StatefulSet,
-    'OS::Kubernetes::DaemonSet': daemonset.DaemonSet,
-    'OS::Kubernetes::Service': service.Service,
-    'OS::Kubernetes::PersistentVolumeClaim': pvc.PersistentVolumeClaim,
-    'OS::Kubernetes::Resource': generic.Resource,
-}
-
-RESOURCE_TYPES = dict(
-    KUBERNETES_TYPES,
-    # Not a Kubernetes object: files for backends without a ConfigMap.
-    **{'OS::HeatK8s::RenderedFiles': files.RenderedFiles})
-
-
-def available_resource_mapping():
-    return dict(RESOURCE_TYPES)
+``base`` holds Heat's lifecycle for every type (create, update, delete,
+check, suspend, adopt, observe) in lifecycle order; a type's module only
+declares data (its kind, body properties, attributes). ``registry`` maps
+type names to classes for Heat's plugin loader. ``labels`` (ownership),
+``projection`` (observe reality), ``sensitive`` (hidden property values)
+and ``heatfix`` (a Heat 27 fix) serve them. This layer may import every
+other layer; the others never import it. This package's own import pulls
+no Heat module, so the pure helpers here load without Heat.
+"""

@@ -33,17 +33,17 @@ from heat.engine import resource
 from oslo_config import cfg
 from oslo_log import log as logging
 
-from heat_k8s import checksum
-from heat_k8s import client
-from heat_k8s import immutable
 from heat_k8s import kinds
-from heat_k8s import kube as kube_mod
-from heat_k8s import labels
-from heat_k8s import naming
-from heat_k8s import projection
-from heat_k8s import readiness
-from heat_k8s import redaction
-from heat_k8s import schema
+from heat_k8s.client import kube as kube_mod
+from heat_k8s.client import plugin as client
+from heat_k8s.kinds import immutable
+from heat_k8s.kinds import naming
+from heat_k8s.kinds import readiness
+from heat_k8s.kinds import redaction
+from heat_k8s.kinds import schema
+from heat_k8s.rendering import checksum
+from heat_k8s.resources import labels
+from heat_k8s.resources import projection
 from heat_k8s.resources import sensitive
 
 LOG = logging.getLogger(__name__)

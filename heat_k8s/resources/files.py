@@ -24,7 +24,7 @@ from heat.engine import attributes
 from heat.engine import resource
 from oslo_config import cfg
 
-from heat_k8s import checksum
+from heat_k8s.rendering import checksum
 from heat_k8s.resources import sensitive
 from heat_k8s.resources import templated
 

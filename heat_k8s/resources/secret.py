@@ -21,7 +21,7 @@ from heat.engine import attributes
 from heat.engine import properties
 from oslo_config import cfg
 
-from heat_k8s import checksum
+from heat_k8s.rendering import checksum
 from heat_k8s.resources import base
 from heat_k8s.resources import templated
 

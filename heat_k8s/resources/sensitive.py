@@ -22,7 +22,7 @@ change when a value does, so update diffs stay exact.
 
 from oslo_config import cfg
 
-from heat_k8s import checksum
+from heat_k8s.rendering import checksum
 
 CONF = cfg.CONF
 CONF.import_opt('auth_encryption_key', 'heat.common.crypt')

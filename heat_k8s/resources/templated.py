@@ -27,8 +27,8 @@ from heat.common import exception
 from heat.engine import function
 from heat.engine import properties
 
-from heat_k8s import redaction
 from heat_k8s import rendering
+from heat_k8s.kinds import redaction
 from heat_k8s.resources import sensitive
 
 PROPERTIES = (TEMPLATES, VALUES, VALUE_OVERRIDES, INI_OVERRIDES) = (

@@ -27,10 +27,9 @@ services' files under DockerStateDir.
 import json
 import os
 import subprocess
+import sys
 import time
 import uuid
-
-import sys
 
 import pytest
 

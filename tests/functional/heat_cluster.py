@@ -21,15 +21,16 @@ tests/e2e.
 
 from tests.unit import heat_harness  # first: sets up Heat
 
+# isort: split
+
 import os
 import uuid
 
-import kubernetes
-import pytest
-
 from heat.engine import scheduler
 from heat.objects import event as event_object
+import kubernetes
 from oslo_config import cfg
+import pytest
 
 from tests.functional import conftest
 

@@ -13,7 +13,7 @@
 """Readiness against the real kubelet: containers that really run, crash,
 lack their image, fail their probe or exit with a message.
 
-Each test checks what heat_k8s.readiness says of the live object. With
+Each test checks what heat_k8s.kinds.readiness says of the live object. With
 HEAT_K8S_RECORD_FIXTURES=1 the objects are saved under
 tests/unit/fixtures/real/, where the readiness unit tests replay them.
 """
@@ -26,7 +26,7 @@ import uuid
 import kubernetes
 import pytest
 
-from heat_k8s import readiness
+from heat_k8s.kinds import readiness
 from tests.functional import cloud
 
 sys.path.insert(0, os.path.join(cloud.REPO, 'tools'))

@@ -19,6 +19,8 @@ rendered Secret that nothing Heat shows or stores gives away.
 
 from tests.functional import heat_cluster  # first: sets up Heat
 
+# isort: split
+
 import base64
 import json
 
@@ -26,7 +28,7 @@ from heat.engine import environment
 from heat.engine import stack as heat_stack
 from heat.engine import template as heat_template
 
-from heat_k8s import checksum
+from heat_k8s.rendering import checksum
 from tests import simulated
 from tests.functional import cloud
 
@@ -123,6 +125,7 @@ class RenderingTest(heat_cluster.ClusterTestCase):
     def setUp(self):
         super().setUp()
         from heat.tests import utils
+
         from tests.unit import heat_harness
         self.ctx = utils.dummy_context(tenant_id=heat_harness.PROJECT_ID)
 

@@ -14,13 +14,15 @@
 
 from tests.functional import heat_cluster  # first: sets up Heat
 
+# isort: split
+
 import base64
 import copy
 import json
 
+from heat.engine import environment
 from heat.engine import stack as heat_stack
 from heat.engine import template as heat_template
-from heat.engine import environment
 
 from tests import simulated
 

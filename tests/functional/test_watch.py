@@ -10,7 +10,7 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""heat_k8s.kube.Kube.watch against the real API server.
+"""heat_k8s.client.kube.Kube.watch against the real API server.
 
 Readiness waits watch the object between polls; these pin down what the
 watch yields: each change as it happens, None on deletion, and a quiet
@@ -20,7 +20,7 @@ end when it cannot go on.
 import threading
 import time
 
-from heat_k8s import kube as kube_mod
+from heat_k8s.client import kube as kube_mod
 
 
 def configmap(namespace, name, value):

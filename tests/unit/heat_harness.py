@@ -22,8 +22,9 @@ import os
 import sys
 
 import fixtures
-
 from heat.tests import common  # first: it selects the oslo.service backend
+
+# isort: split
 
 from heat.common import exception
 from heat.common import template_format
@@ -36,7 +37,7 @@ from heat.tests import utils
 from oslo_config import cfg
 
 from heat_k8s import config  # noqa: F401
-from heat_k8s.resources import available_resource_mapping
+from heat_k8s.resources.registry import available_resource_mapping
 
 # A wheel installs Heat's environment.d under the prefix, not next to the
 # package where HeatTestCase looks for it.

@@ -16,7 +16,7 @@ import hashlib
 import hmac
 import unittest
 
-from heat_k8s import checksum
+from heat_k8s.rendering import checksum
 from tests.unit.fixtures import load
 
 

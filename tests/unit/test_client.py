@@ -19,6 +19,8 @@ No request is sent: the tests stop at the headers the client would send.
 
 from tests.unit import heat_harness  # first: sets up Heat
 
+# isort: split
+
 import os
 import tempfile
 import types
@@ -26,12 +28,12 @@ import types
 from heat.common import exception
 from heat.engine.clients.os import magnum
 from heat.tests import utils
-from magnumclient import exceptions as magnum_exc
 from kubernetes.client import exceptions as k8s_exceptions
+from magnumclient import exceptions as magnum_exc
 from oslo_config import cfg
 
-from heat_k8s import client
-from heat_k8s import kube
+from heat_k8s.client import kube
+from heat_k8s.client import plugin as client
 
 KUBECONFIG = """
 apiVersion: v1

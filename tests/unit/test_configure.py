@@ -24,7 +24,7 @@ from unittest import mock
 from oslo_config import iniparser
 
 from heat_k8s.cmd import configure
-from heat_k8s import inifile
+from heat_k8s.rendering import inifile
 
 OURS = '/opt/heat/lib/python3.11/site-packages/heat_k8s/plugin'
 DEFAULTS = ','.join(configure.DEFAULT_PLUGIN_DIRS)

@@ -123,7 +123,7 @@ class ReferenceTest(unittest.TestCase):
                     self.assertIn(ref.escape(constraint), entry, where)
 
     def test_replacing_fields_are_named_with_their_refinements(self):
-        from heat_k8s import immutable
+        from heat_k8s.kinds import immutable
         checked = 0
         for type_name, resource_class in self.mapping.items():
             props, _ = self.schemata(resource_class)
@@ -151,7 +151,7 @@ class ReferenceTest(unittest.TestCase):
         self.assertGreater(checked, 10)
 
     def test_a_whole_manifest_lists_the_replacing_fields_of_every_kind(self):
-        from heat_k8s import immutable
+        from heat_k8s.kinds import immutable
         entry = _entries(self.section('OS::Kubernetes::Resource'),
                          'Properties')['manifest']
         self.assertIn('(listed below)', _field(entry, 'Update'))

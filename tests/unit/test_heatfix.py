@@ -16,12 +16,14 @@
 
 from tests.unit import heat_harness  # first: sets up Heat
 
+# isort: split
+
 import importlib
 import threading
 
 from heat.engine.hot import functions
 
-from heat_k8s import heatfix
+from heat_k8s.resources import heatfix
 
 # Expressions of the service templates.
 EXPRESSIONS = (

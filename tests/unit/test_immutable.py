@@ -16,7 +16,7 @@ import copy
 import json
 import unittest
 
-from heat_k8s import immutable
+from heat_k8s.kinds import immutable
 from tests.unit.fixtures import load
 
 

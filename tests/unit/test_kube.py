@@ -19,9 +19,9 @@ from unittest import mock
 
 import testtools
 
-from heat_k8s import immutable
 from heat_k8s import kinds
-from heat_k8s import kube
+from heat_k8s.client import kube
+from heat_k8s.kinds import immutable
 from tests.unit import fixtures
 
 # As kube-apiserver 1.36 answered a change to a Job's pod template.
@@ -80,7 +80,7 @@ class PathTest(testtools.TestCase):
         self.assertIsNone(kinds.builtin('example.com/v1', 'Widget'))
 
     def test_every_readiness_kind_is_in_the_table(self):
-        from heat_k8s import readiness
+        from heat_k8s.kinds import readiness
         self.assertEqual(set(), set(readiness.RULES) - set(kinds.KINDS))
 
 

@@ -15,7 +15,7 @@
 import re
 import unittest
 
-from heat_k8s import naming
+from heat_k8s.kinds import naming
 
 SHORT_ID = 'x3kq7vbn2mzc'  # Heat short ids: 12 lowercase base32 characters
 

@@ -15,7 +15,7 @@
 import dataclasses
 import unittest
 
-from heat_k8s import readiness
+from heat_k8s.kinds import readiness
 from tests.unit.fixtures import load
 
 READY, PROGRESSING, FAILED = (readiness.READY, readiness.PROGRESSING,

@@ -16,7 +16,7 @@ tests/functional/test_real_node.py with HEAT_K8S_RECORD_FIXTURES=1."""
 
 import pytest
 
-from heat_k8s import readiness
+from heat_k8s.kinds import readiness
 from tests.unit.fixtures import load
 
 READY, PROGRESSING, FAILED = (readiness.READY, readiness.PROGRESSING,

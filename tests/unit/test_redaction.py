@@ -15,7 +15,7 @@
 import json
 import unittest
 
-from heat_k8s import redaction
+from heat_k8s.kinds import redaction
 from tests.unit.fixtures import load
 
 PLAIN = 's3cr3t-Pa55w0rd'

@@ -16,6 +16,8 @@
 
 from tests.unit import heat_harness  # first: sets up Heat
 
+# isort: split
+
 import json
 
 from heat.common import exception

@@ -16,6 +16,8 @@
 
 from tests.unit import heat_harness  # first: sets up Heat
 
+# isort: split
+
 import copy
 import json
 
@@ -24,9 +26,9 @@ from heat.engine import api
 from heat.objects import event as event_object
 from oslo_config import cfg
 
-from heat_k8s import labels
-from heat_k8s import naming
+from heat_k8s.kinds import naming
 from heat_k8s.resources import base
+from heat_k8s.resources import labels
 from heat_k8s.resources import sensitive
 from tests.unit.heat_harness import deployment
 from tests.unit.heat_harness import template

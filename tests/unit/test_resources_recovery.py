@@ -16,9 +16,11 @@
 
 from tests.unit import heat_harness  # first: sets up Heat
 
+# isort: split
+
 import copy
 
-from heat_k8s import kube
+from heat_k8s.client import kube
 from heat_k8s.resources import base
 from tests.unit.heat_harness import deployment
 from tests.unit.heat_harness import template

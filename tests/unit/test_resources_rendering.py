@@ -16,6 +16,8 @@
 
 from tests.unit import heat_harness  # first: sets up Heat
 
+# isort: split
+
 import base64
 import json
 from unittest import mock
@@ -23,8 +25,8 @@ from unittest import mock
 from heat.common import exception
 from heat.objects import event as event_object
 
-from heat_k8s import checksum
 from heat_k8s import rendering
+from heat_k8s.rendering import checksum
 from tests.unit.heat_harness import template
 
 SECRET_VALUE = 'hunter2-correct-horse'

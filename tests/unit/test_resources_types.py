@@ -16,6 +16,8 @@
 
 from tests.unit import heat_harness  # first: sets up Heat
 
+# isort: split
+
 import contextlib
 import importlib
 import io
@@ -24,8 +26,8 @@ import os
 from heat.engine import resources
 
 from heat_k8s import plugin
-from heat_k8s.resources import available_resource_mapping
-from heat_k8s.resources import KUBERNETES_TYPES
+from heat_k8s.resources.registry import KUBERNETES_TYPES
+from heat_k8s.resources.registry import available_resource_mapping
 
 KINDS_WITH_SPEC = ('Pod', 'Job', 'CronJob', 'Deployment', 'StatefulSet',
                    'DaemonSet', 'Service', 'PersistentVolumeClaim')

@@ -16,6 +16,8 @@
 
 from tests.unit import heat_harness  # first: sets up Heat
 
+# isort: split
+
 import copy
 
 from oslo_config import cfg

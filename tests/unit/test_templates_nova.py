@@ -24,6 +24,8 @@ OS::Nova::Server runs.
 
 from tests.unit import heat_harness  # first: sets up Heat
 
+# isort: split
+
 import copy
 import filecmp
 import os
@@ -33,12 +35,12 @@ import tempfile
 from unittest import mock
 
 from heat.common import template_format
-from heat.engine.clients.os import glance
-from heat.engine.clients.os import nova
 from heat.engine import environment
 from heat.engine import resource
 from heat.engine import stack as heat_stack
 from heat.engine import template as heat_template
+from heat.engine.clients.os import glance
+from heat.engine.clients.os import nova
 from heat.tests import utils
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(

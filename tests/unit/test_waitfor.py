@@ -14,9 +14,9 @@
 
 import unittest
 
-from heat_k8s import readiness
-from heat_k8s import verdict
-from heat_k8s import waitfor
+from heat_k8s.kinds import readiness
+from heat_k8s.kinds import verdict
+from heat_k8s.kinds import waitfor
 from tests.unit.fixtures import load
 
 READY, PROGRESSING = verdict.READY, verdict.PROGRESSING

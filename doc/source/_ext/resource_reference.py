@@ -76,7 +76,7 @@ def load_mapping():
         # they load plugins; choosing it first works alongside both.
         from oslo_service import backend
         backend.init_backend(backend.BackendType.THREADING)
-        from heat_k8s.resources import available_resource_mapping
+        from heat_k8s.resources.registry import available_resource_mapping
     return available_resource_mapping()
 
 
@@ -144,7 +144,7 @@ def _rule_text(rule, spell):
 
 def replacing_rules(cls, prop_name):
     """The immutable-field rules under the manifest key a property sets."""
-    from heat_k8s import immutable
+    from heat_k8s.kinds import immutable
     key = (getattr(cls, 'body_properties', None) or {}).get(prop_name)
     kind = getattr(cls, 'kind', None)
     if not key or not kind:
@@ -171,7 +171,7 @@ def _kind_property_text(cls, prop_name):
 
 def manifest_rules(prop_name):
     """Per kind, the fields that replace an object given as a manifest."""
-    from heat_k8s import immutable
+    from heat_k8s.kinds import immutable
 
     def spell(path):
         return '%s.%s' % (prop_name, path)

@@ -27,7 +27,7 @@ import re
 from oslo_config import cfg
 from oslo_log import log as logging
 
-from heat_k8s import redaction
+from heat_k8s.kinds import redaction
 
 try:
     import importlib.resources as importlib_resources

@@ -29,8 +29,8 @@ before (later wins):
    merge_configs does: an existing key is replaced where it stands, a
    missing key is added to its section, a missing section is added at
    the end; comments, order and everything else are kept
-   (:mod:`heat_k8s.inifile`). true/false are written in lower case and a
-   list as comma-separated items (an oslo.config ListOpt).
+   (:mod:`heat_k8s.rendering.inifile`). true/false are written in lower
+   case and a list as comma-separated items (an oslo.config ListOpt).
 
 Templates are Jinja2, as Ansible's template module reads them
 (``trim_blocks``: a newline after a block tag is removed; a trailing
@@ -68,7 +68,7 @@ from jinja2 import sandbox
 from jinja2 import utils as jinja_utils
 import markupsafe
 
-from heat_k8s import inifile
+from heat_k8s.rendering import inifile
 
 INI = 'ini_overrides'
 

@@ -29,7 +29,7 @@ from oslo_log import log as logging
 from urllib3 import exceptions as urllib3_exceptions
 
 from heat_k8s import kinds
-from heat_k8s import redaction
+from heat_k8s.kinds import redaction
 
 LOG = logging.getLogger(__name__)
 

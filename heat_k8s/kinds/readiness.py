@@ -23,8 +23,8 @@ include Secret data. Conditions spelled as for kubectl wait are in waitfor.
 
 import datetime
 
-from heat_k8s import verdict
-from heat_k8s import waitfor
+from heat_k8s.kinds import verdict
+from heat_k8s.kinds import waitfor
 
 # Re-exported: callers use readiness.READY, readiness.Verdict and the
 # kubectl-wait conditions (now in waitfor) through this module.

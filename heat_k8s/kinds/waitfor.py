@@ -24,7 +24,7 @@ import dataclasses
 import json
 import re
 
-from heat_k8s import verdict
+from heat_k8s.kinds import verdict
 
 
 @dataclasses.dataclass(frozen=True)

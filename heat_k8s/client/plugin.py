@@ -30,7 +30,7 @@ from kubernetes.client import exceptions as k8s_exceptions
 from oslo_config import cfg
 
 from heat_k8s import config  # noqa: F401  (registers the option groups)
-from heat_k8s import kube
+from heat_k8s.client import kube
 
 CLIENT_NAME = 'kubernetes'
 CONF = cfg.CONF

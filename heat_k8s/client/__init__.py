@@ -1,0 +1,24 @@
+# Copyright 2026 heat-k8s developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The client layer: talking to a Kubernetes API server for Heat.
+
+``plugin`` is Heat's client plugin ``kubernetes`` (the endpoint from
+operator config, a Magnum cluster or the Keystone catalog; the caller's
+Keystone token as bearer token). ``kube`` makes the requests (server-side
+apply, get, delete with a uid precondition, list, watch) and turns API
+errors into messages with the server's field paths and no secret values.
+It may import ``heat_k8s.kinds`` and ``heat_k8s.config``; nothing here
+decides readiness or replacement.
+"""
