@@ -33,6 +33,8 @@ CONF_FILE = os.environ.get('HEAT_SHELL_CONFIG',
                            '/var/run/heat-config/heat-config')
 
 
+# docker_cmd() and execute() repeat the docker-cmd hook's: each script is
+# installed alone on the server (heat-agents' layout), with no shared module.
 def docker_cmd():
     return os.environ.get('HEAT_DOCKER_CMD', 'docker').split()
 
