@@ -20,6 +20,7 @@ from unittest import mock
 import testtools
 
 from heat_k8s import kinds
+from heat_k8s.client import errors
 from heat_k8s.client import kube
 from heat_k8s.kinds import immutable
 from tests.unit import fixtures
@@ -87,7 +88,7 @@ class PathTest(testtools.TestCase):
 class StatusMessageTest(testtools.TestCase):
 
     def test_message_names_the_field(self):
-        message, status = kube.status_message(
+        message, status = errors.status_message(
             422, json.dumps(fixtures.load('status_required')))
         self.assertIn('spec.template.spec.containers[0].image: '
                       'Required value', message)
@@ -97,12 +98,12 @@ class StatusMessageTest(testtools.TestCase):
     def test_causes_missing_from_the_message_are_added(self):
         body = fixtures.load('status_required')
         body['message'] = 'Deployment.apps "web" is invalid'
-        message, _ = kube.status_message(422, json.dumps(body))
+        message, _ = errors.status_message(422, json.dumps(body))
         self.assertIn('; spec.template.spec.containers[0].image: Required '
                       'value', message)
 
     def test_object_dumps_are_clipped(self):
-        message, status = kube.status_message(
+        message, status = errors.status_message(
             422, json.dumps(JOB_TEMPLATE_422))
         self.assertEqual('Job.batch "j1" is invalid: spec.template: Invalid '
                          'value: {...}: field is immutable (HTTP 422 '
@@ -110,33 +111,33 @@ class StatusMessageTest(testtools.TestCase):
         self.assertTrue(immutable.is_immutable_error(status))
 
     def test_go_syntax_dumps_are_clipped(self):
-        message, _ = kube.status_message(
+        message, _ = errors.status_message(
             422, json.dumps(fixtures.load('status_job_template')))
         self.assertIn('Invalid value: core.PodTemplateSpec{...}: field is '
                       'immutable', message)
 
     def test_short_values_are_kept(self):
         self.assertEqual('spec.replicas: Invalid value: -1: must be >= 0',
-                         kube.clip_values('spec.replicas: Invalid value: '
-                                          '-1: must be >= 0'))
+                         errors.clip_values('spec.replicas: Invalid value: '
+                                            '-1: must be >= 0'))
         self.assertEqual('labels: Invalid value: {"a":"c"}: no match',
-                         kube.clip_values('labels: Invalid value: '
-                                          '{"a":"c"}: no match'))
+                         errors.clip_values('labels: Invalid value: '
+                                            '{"a":"c"}: no match'))
 
     def test_secret_values_are_removed(self):
         body = {'kind': 'Status', 'code': 422, 'reason': 'Invalid',
                 'message': 'Secret "s" is invalid: data[pw]: Invalid '
                            'value: "hunter2": bad'}
-        message, status = kube.status_message(422, json.dumps(body),
-                                              secrets=['hunter2'])
+        message, status = errors.status_message(422, json.dumps(body),
+                                                secrets=['hunter2'])
         self.assertNotIn('hunter2', message)
         self.assertNotIn('hunter2', json.dumps(status))
 
     def test_non_status_bodies(self):
-        message, status = kube.status_message(503, 'upstream down')
+        message, status = errors.status_message(503, 'upstream down')
         self.assertEqual('upstream down (HTTP 503)', message)
         self.assertEqual({}, status)
-        message, _ = kube.status_message(500, '')
+        message, _ = errors.status_message(500, '')
         self.assertEqual('Kubernetes API error (HTTP 500)', message)
 
     def test_api_error_text_is_the_message_only(self):
