@@ -23,6 +23,7 @@ never Secret values.
 import json
 import threading
 
+from kubernetes import watch as k8s_watch
 from kubernetes.client import exceptions as k8s_exceptions
 from oslo_log import log as logging
 from urllib3 import exceptions as urllib3_exceptions
@@ -234,47 +235,51 @@ class Kube:
         after timeoutSeconds. Yields None when the object is deleted, then
         stops. Stops quietly when the watch cannot go on (a version too
         old to watch from, a dropped connection): the caller reads the
-        object again.
+        object again. An unreachable API raises ApiError, as a read does.
         """
         meta = obj['metadata']
         path = self.path(obj['apiVersion'], obj['kind'],
                          meta.get('namespace'))
-        query = [('watch', 'true'),
-                 ('fieldSelector', 'metadata.name=' + meta['name']),
-                 ('resourceVersion', meta['resourceVersion']),
-                 ('timeoutSeconds', str(max(1, int(seconds))))]
-        # Reads wait for the next change: allow the whole watch.
-        response = self._send('GET', path, query,
-                              timeout=(self.timeout, seconds + self.timeout))
-        if not 200 <= response.status <= 299:
-            LOG.info('Watch of %s %s refused: %s', obj['kind'], meta['name'],
-                     self._error_text(response))
-            return
-        stream, finished = response.response, False
+
+        def request(watch, _preload_content, resource_version,
+                    timeout_seconds):
+            query = [('watch', 'true'),
+                     ('fieldSelector', 'metadata.name=' + meta['name']),
+                     ('resourceVersion', resource_version),
+                     ('timeoutSeconds', str(timeout_seconds))]
+            # Reads wait for the next change: allow the whole watch.
+            response = self._send('GET', path, query, timeout=(
+                self.timeout, seconds + self.timeout))
+            if not 200 <= response.status <= 299:
+                raise k8s_exceptions.ApiException(
+                    status=response.status, reason=self._error_text(response))
+            return response.response
+
+        # With timeout_seconds the library neither retries nor resumes; it
+        # raises ApiException on an ERROR event (e.g. 410 Expired).
+        events = k8s_watch.Watch().stream(
+            request, resource_version=meta['resourceVersion'],
+            timeout_seconds=max(1, int(seconds)))
         try:
-            for line in stream:
-                event = json.loads(line) if line.strip() else {}
-                kind = event.get('type')
+            for event in events:
+                kind = (event or {}).get('type')  # None: not JSON
                 if kind == 'DELETED':
                     yield None
                     return
                 if kind in ('ADDED', 'MODIFIED'):
-                    item = event['object']
+                    item = event['raw_object']
                     item.setdefault('apiVersion', obj['apiVersion'])
                     item.setdefault('kind', obj['kind'])
                     yield item
-                elif kind == 'ERROR':  # e.g. 410 Expired
-                    return
-            finished = True
-        except (urllib3_exceptions.HTTPError, OSError, ValueError) as exc:
+        except errors.ApiError:
+            raise  # the API unreachable: retried as a failed read is
+        except (k8s_exceptions.ApiException, urllib3_exceptions.HTTPError,
+                OSError) as exc:
             LOG.info('Watch of %s %s ended: %s', obj['kind'], meta['name'],
-                     exc)
+                     getattr(exc, 'reason', None) or exc)
         finally:
-            # A connection with unread events cannot serve another request.
-            if finished:
-                stream.release_conn()
-            else:
-                stream.close()
+            # Releases a finished connection, closes one with unread events.
+            events.close()
 
     def _error_text(self, response):
         try:
