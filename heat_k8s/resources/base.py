@@ -754,10 +754,12 @@ class KubernetesResource(sensitive.Fingerprinted, resource.Resource):
 
         # Not watched when other objects decide (a Service's endpoints):
         # its own watch would not show them.
-        return awaiter.Awaiter(read=lambda: self._get(manifest), judge=judge,
-                               events=self._events, describe=self.describe,
-                               watch=None if deciding else watch,
-                               name=self.name)
+        return awaiter.Awaiter(
+            read=lambda: self._get(manifest), judge=judge,
+            events=self._events, describe=self.describe,
+            watch_seconds=CONF.kubernetes.watch_seconds,
+            poll_interval_max=CONF.kubernetes.poll_interval_max,
+            watch=None if deciding else watch, name=self.name)
 
     @staticmethod
     def _answer(check, *args):

@@ -27,18 +27,16 @@ deadline; at the deadline the failure says what was not ready.
 import dataclasses
 import time
 
-from oslo_config import cfg
 from oslo_log import log as logging
 
-from heat_k8s import config  # noqa: F401  (registers the option groups)
 from heat_k8s.client import errors
 from heat_k8s.kinds import readiness
 
 LOG = logging.getLogger(__name__)
-CONF = cfg.CONF
 
 POLL_LATENESS = 0.25  # next poll after this fraction of the time waited
-TRANSIENT = (0, 429, 500, 502, 503, 504)  # statuses retried at next poll
+# Retried at the next poll, not per request: the deadline bounds retries.
+TRANSIENT = (0, 429, 500, 502, 503, 504)
 READY = True  # what a check answers once the wait is over
 
 CLOCK = time.monotonic  # seconds; deadlines live only in engine memory
@@ -93,19 +91,17 @@ class Awaiter:
     as it changes, None when it is deleted (None: poll only, e.g. kinds
     whose readiness other objects decide); judge(obj, explain) -> Verdict;
     events(obj) -> Events explaining a failure; describe() -> 'Kind ns/name'
-    for messages; name: who waits, for the log.
+    for messages; name: who waits, for the log. watch_seconds and
+    poll_interval_max are the [kubernetes] options of the same names.
     """
 
-    def __init__(self, read, judge, events, describe, watch=None, name='',
-                 clock=CLOCK, watch_seconds=None, poll_interval_max=None):
+    def __init__(self, read, judge, events, describe, watch_seconds,
+                 poll_interval_max, watch=None, name='', clock=CLOCK):
         self.read, self.judge, self.events = read, judge, events
         self.describe, self.watch, self.name = describe, watch, name
+        self.watch_seconds = watch_seconds
+        self.poll_interval_max = poll_interval_max
         self.clock = clock
-        self.watch_seconds = (CONF.kubernetes.watch_seconds
-                              if watch_seconds is None else watch_seconds)
-        self.poll_interval_max = (CONF.kubernetes.poll_interval_max
-                                  if poll_interval_max is None
-                                  else poll_interval_max)
 
     def ready(self, wait):
         """READY, PollAgain, or Failed raised with what was not ready."""

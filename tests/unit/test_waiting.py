@@ -20,6 +20,9 @@ watch would take time. The readiness rules judge them for real.
 
 import collections
 import copy
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -395,3 +398,16 @@ def test_an_object_still_there_at_the_deadline_names_its_finalizers():
     assert str(failed.value) == (
         'PersistentVolumeClaim demo/data still exists after 60s (timeout '
         'property); finalizers holding it: kubernetes.io/pvc-protection')
+
+
+# --- the layer ------------------------------------------------------------
+
+def test_the_waiting_layer_imports_no_heat_and_no_resources():
+    root = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))))
+    loaded = subprocess.run(
+        [sys.executable, '-c', 'import sys, heat_k8s.waiting.awaiter; '
+         'print(" ".join(sorted(sys.modules)))'],
+        cwd=root, check=True, capture_output=True, text=True).stdout.split()
+    assert [name for name in loaded if name == 'heat' or name.startswith((
+        'heat.', 'heat_k8s.resources', 'heat_k8s.config'))] == []
