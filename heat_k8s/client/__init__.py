@@ -17,8 +17,9 @@
 ``plugin`` is Heat's client plugin ``kubernetes`` (the endpoint from
 operator config, a Magnum cluster or the Keystone catalog; the caller's
 Keystone token as bearer token). ``kube`` makes the requests (server-side
-apply, get, delete with a uid precondition, list, watch) and turns API
-errors into messages with the server's field paths and no secret values.
+apply, get, delete with a uid precondition, list, watch); ``errors``
+turns API errors into messages with the server's field paths and no
+secret values.
 It may import ``heat_k8s.kinds`` and ``heat_k8s.config``; nothing here
 decides readiness or replacement.
 """

@@ -21,14 +21,15 @@ never Secret values.
 """
 
 import json
-import re
 import threading
 
+from kubernetes import watch as k8s_watch
 from kubernetes.client import exceptions as k8s_exceptions
 from oslo_log import log as logging
 from urllib3 import exceptions as urllib3_exceptions
 
 from heat_k8s import kinds
+from heat_k8s.client import errors
 from heat_k8s.kinds import redaction
 
 LOG = logging.getLogger(__name__)
@@ -41,96 +42,7 @@ DEFAULT_CLASS_ANNOTATION = 'storageclass.kubernetes.io/is-default-class'
 _discovery = {}
 _discovery_lock = threading.Lock()
 
-
-class ApiError(k8s_exceptions.ApiException):
-    """An API failure whose text is the Status message, safe to show.
-
-    ``status_body`` is the decoded Status (with Secret values removed) for
-    callers that need the reason or causes, e.g. immutable-field errors.
-    """
-
-    def __init__(self, status, reason, message, status_body=None):
-        super().__init__(status=status, reason=reason)
-        self.message = message
-        self.status_body = status_body or {}
-
-    def __str__(self):
-        return self.message
-
-
-MAX_VALUE_TEXT = 80
-_DUMP_START = re.compile(r'[\w.]*[{\[]')
-
-
-def _value_end(text, start):
-    """Index after the JSON object or array starting at text[start]."""
-    depth, quoted, escaped = 0, False, False
-    for index in range(start, len(text)):
-        char = text[index]
-        if quoted:
-            if escaped:
-                escaped = False
-            elif char == '\\':
-                escaped = True
-            elif char == '"':
-                quoted = False
-        elif char == '"':
-            quoted = True
-        elif char in '{[':
-            depth += 1
-        elif char in '}]':
-            depth -= 1
-            if depth == 0:
-                return index + 1
-    return len(text)
-
-
-def clip_values(message):
-    """Shorten the object dumps in 'Invalid value: {...}' messages.
-
-    The API quotes a whole pod template when it refuses a change to one.
-    """
-    marker, out, pos = 'Invalid value: ', [], 0
-    while True:
-        found = message.find(marker, pos)
-        if found < 0:
-            return ''.join(out) + message[pos:]
-        start = found + len(marker)
-        # JSON ({...}) or Go syntax (core.PodTemplateSpec{...}) dumps
-        dump = _DUMP_START.match(message, start)
-        if dump:
-            end = _value_end(message, dump.end() - 1)
-            if end - start > MAX_VALUE_TEXT:
-                out.append(message[pos:dump.end()] + '...' + message[end - 1])
-                pos = end
-                continue
-        out.append(message[pos:start])
-        pos = start
-
-
-def status_message(status_code, body, secrets=()):
-    """(message, Status dict) for an error response body."""
-    try:
-        status = json.loads(body) if body else {}
-    except ValueError:
-        status = {}
-    if not isinstance(status, dict):
-        status = {}
-    message = status.get('message') or (body or '').strip()[:500]
-    causes = (status.get('details') or {}).get('causes') or []
-    for cause in causes:
-        field = cause.get('field')
-        if field and field + ':' not in message:
-            message = '%s; %s: %s' % (message, field, cause.get('message'))
-    reason = status.get('reason') or ''
-    message = '%s (HTTP %s%s)' % (clip_values(message) or
-                                  'Kubernetes API error',
-                                  status_code,
-                                  ' ' + reason if reason else '')
-    if secrets:
-        message = redaction.text(message, secrets)
-        status = redaction.structure(status, secrets)
-    return message, status
+ApiError = errors.ApiError  # what callers catch, raised by every verb
 
 
 def label_selector(selector):
@@ -202,7 +114,8 @@ class Kube:
         data = response.read()
         text = data.decode('utf-8', 'replace') if data else ''
         if not 200 <= response.status <= 299:
-            message, status = status_message(response.status, text, secrets)
+            message, status = errors.status_message(response.status, text,
+                                                    secrets)
             raise ApiError(response.status, response.reason, message, status)
         return text
 
@@ -322,47 +235,51 @@ class Kube:
         after timeoutSeconds. Yields None when the object is deleted, then
         stops. Stops quietly when the watch cannot go on (a version too
         old to watch from, a dropped connection): the caller reads the
-        object again.
+        object again. An unreachable API raises ApiError, as a read does.
         """
         meta = obj['metadata']
         path = self.path(obj['apiVersion'], obj['kind'],
                          meta.get('namespace'))
-        query = [('watch', 'true'),
-                 ('fieldSelector', 'metadata.name=' + meta['name']),
-                 ('resourceVersion', meta['resourceVersion']),
-                 ('timeoutSeconds', str(max(1, int(seconds))))]
-        # Reads wait for the next change: allow the whole watch.
-        response = self._send('GET', path, query,
-                              timeout=(self.timeout, seconds + self.timeout))
-        if not 200 <= response.status <= 299:
-            LOG.info('Watch of %s %s refused: %s', obj['kind'], meta['name'],
-                     self._error_text(response))
-            return
-        stream, finished = response.response, False
+
+        def request(watch, _preload_content, resource_version,
+                    timeout_seconds):
+            query = [('watch', 'true'),
+                     ('fieldSelector', 'metadata.name=' + meta['name']),
+                     ('resourceVersion', resource_version),
+                     ('timeoutSeconds', str(timeout_seconds))]
+            # Reads wait for the next change: allow the whole watch.
+            response = self._send('GET', path, query, timeout=(
+                self.timeout, seconds + self.timeout))
+            if not 200 <= response.status <= 299:
+                raise k8s_exceptions.ApiException(
+                    status=response.status, reason=self._error_text(response))
+            return response.response
+
+        # With timeout_seconds the library neither retries nor resumes; it
+        # raises ApiException on an ERROR event (e.g. 410 Expired).
+        events = k8s_watch.Watch().stream(
+            request, resource_version=meta['resourceVersion'],
+            timeout_seconds=max(1, int(seconds)))
         try:
-            for line in stream:
-                event = json.loads(line) if line.strip() else {}
-                kind = event.get('type')
+            for event in events:
+                kind = (event or {}).get('type')  # None: not JSON
                 if kind == 'DELETED':
                     yield None
                     return
                 if kind in ('ADDED', 'MODIFIED'):
-                    item = event['object']
+                    item = event['raw_object']
                     item.setdefault('apiVersion', obj['apiVersion'])
                     item.setdefault('kind', obj['kind'])
                     yield item
-                elif kind == 'ERROR':  # e.g. 410 Expired
-                    return
-            finished = True
-        except (urllib3_exceptions.HTTPError, OSError, ValueError) as exc:
+        except errors.ApiError:
+            raise  # the API unreachable: retried as a failed read is
+        except (k8s_exceptions.ApiException, urllib3_exceptions.HTTPError,
+                OSError) as exc:
             LOG.info('Watch of %s %s ended: %s', obj['kind'], meta['name'],
-                     exc)
+                     getattr(exc, 'reason', None) or exc)
         finally:
-            # A connection with unread events cannot serve another request.
-            if finished:
-                stream.release_conn()
-            else:
-                stream.close()
+            # Releases a finished connection, closes one with unread events.
+            events.close()
 
     def _error_text(self, response):
         try:

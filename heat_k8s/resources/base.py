@@ -16,13 +16,13 @@
 
 A kind module declares data (kind, body properties, attributes, suspend
 strategy); the rules live in the pure modules (readiness, immutable,
-naming, labels, redaction). Objects are written with server-side apply of
-the whole desired manifest, so every write states all fields Heat owns.
+naming, labels, redaction), and the waiting in heat_k8s.waiting. Objects
+are written with server-side apply of the whole desired manifest, so every
+write states all fields Heat owns.
 """
 
 import collections
 import copy
-import time
 
 from heat.common import exception
 from heat.common import short_id
@@ -45,6 +45,7 @@ from heat_k8s.rendering import checksum
 from heat_k8s.resources import labels
 from heat_k8s.resources import projection
 from heat_k8s.resources import sensitive
+from heat_k8s.waiting import awaiter
 
 LOG = logging.getLogger(__name__)
 CONF = cfg.CONF
@@ -53,8 +54,6 @@ CONF = cfg.CONF
 # previous incarnation of the resource (a replacement with a fixed name).
 RESOURCE_UUID = 'heat.openstack.org/resource-uuid'
 STOP_MARGIN = 10   # seconds kept before the stack timeout for our message
-POLL_LATENESS = 0.25  # next poll after this fraction of the time waited
-TRANSIENT = (0, 429, 500, 502, 503, 504)
 
 # Suspend strategies
 SCALE, SUSPEND_FIELD = 'scale', 'suspend'
@@ -79,6 +78,12 @@ Attr = collections.namedtuple('Attr', 'description type get source',
 
 def status_of(obj):
     return obj.get('status') or {}
+
+
+def related_names(kind):
+    """(related objects deciding, only explaining) a kind's readiness."""
+    return (readiness.DECIDES.get(kind, frozenset()),
+            readiness.EXPLAINS.get(kind, frozenset()))
 
 
 COMMON_ATTRIBUTES = {
@@ -357,22 +362,22 @@ class KubernetesResource(sensitive.Fingerprinted, resource.Resource):
         manifest = self.manifest(self.properties)
         self.data_set('name', manifest['metadata']['name'])
         self.data_set('namespace', manifest['metadata'].get('namespace', ''))
-        state = self._new_state(self.properties)
+        wait = self._new_wait(self.properties)
         existing = self._get(manifest)
         if existing is not None:
-            state['gone_uid'] = self._claim(existing)
-        if not state.get('gone_uid'):
-            state['live'] = self._apply(manifest)
-        return state
+            wait.gone_uid = self._claim(existing)
+        if not wait.gone_uid:
+            wait.live = self._apply(manifest)
+        return wait
 
-    def check_create_complete(self, state):
-        if state.get('gone_uid'):
+    def check_create_complete(self, wait):
+        if wait.gone_uid:
             manifest = self.manifest(self.properties)
-            if not self._gone(manifest, state['gone_uid'], state):
+            if not self._gone(manifest, wait.gone_uid, wait):
                 return False
-            state['gone_uid'] = None
-            state['live'] = self._apply(manifest)
-        return self._check_ready(state)
+            wait.gone_uid = None
+            wait.live = self._apply(manifest)
+        return self._check_ready(wait)
 
     def _claim(self, existing):
         """Decide about an object that already has our name.
@@ -450,12 +455,12 @@ class KubernetesResource(sensitive.Fingerprinted, resource.Resource):
 
     def handle_update(self, json_snippet, tmpl_diff, prop_diff):
         props = json_snippet.properties(self.properties_schema, self.context)
-        state = self._new_state(props)
+        wait = self._new_wait(props)
         if not set(prop_diff) - {WAIT, TIMEOUT}:
-            return state
+            return wait
         manifest = self.manifest(props)
         try:
-            state['live'] = self._apply(manifest)
+            wait.live = self._apply(manifest)
         except kube_mod.ApiError as exc:
             if exc.status == 422 and immutable.is_immutable_error(
                     exc.status_body):
@@ -463,10 +468,10 @@ class KubernetesResource(sensitive.Fingerprinted, resource.Resource):
                          'update: %s', self.name, exc)
                 raise resource.UpdateReplace(self.name)
             raise
-        return state
+        return wait
 
-    def check_update_complete(self, state):
-        return self._check_ready(state)
+    def check_update_complete(self, wait):
+        return self._check_ready(wait)
 
     def prepare_for_replace(self):
         # A fixed name cannot be held by the old and the new object at
@@ -490,8 +495,8 @@ class KubernetesResource(sensitive.Fingerprinted, resource.Resource):
     def handle_delete(self):
         if self.resource_id is None and not self._recover_unrecorded():
             return None
-        state = self._new_state(self.properties)
-        return state if self._delete(self.properties) else None
+        wait = self._new_wait(self.properties)
+        return wait if self._delete(self.properties) else None
 
     def _recover_unrecorded(self):
         """Record the object of a create that died before recording it.
@@ -521,12 +526,12 @@ class KubernetesResource(sensitive.Fingerprinted, resource.Resource):
         self.resource_id_set(meta['uid'])
         return True
 
-    def check_delete_complete(self, state):
-        if not state:
+    def check_delete_complete(self, wait):
+        if not wait:
             return True
         return self._gone(self.manifest(self.properties, owned=False,
                                         content=False),
-                          self.resource_id, state)
+                          self.resource_id, wait)
 
     def _delete(self, props):
         meta = self.manifest(props, owned=False, content=False)
@@ -563,14 +568,14 @@ class KubernetesResource(sensitive.Fingerprinted, resource.Resource):
                 self.data_set('suspended_replicas', str(replicas))
             spec['replicas'] = 0
             self._apply(manifest)
-            return self._new_state(self.properties)
+            return self._new_wait(self.properties)
         # A suspended Job or CronJob is never "ready": nothing to wait for.
         spec['suspend'] = True
         self._apply(manifest)
         return None
 
-    def check_suspend_complete(self, state):
-        return state is None or self._check_ready(state)
+    def check_suspend_complete(self, wait):
+        return wait is None or self._check_ready(wait)
 
     def handle_resume(self):
         if self.suspend_strategy is None or self.resource_id is None:
@@ -585,10 +590,10 @@ class KubernetesResource(sensitive.Fingerprinted, resource.Resource):
             spec['suspend'] = False
         self._apply(manifest)
         self.data_delete('suspended_replicas')
-        return self._new_state(self.properties)
+        return self._new_wait(self.properties)
 
-    def check_resume_complete(self, state):
-        return state is None or self._check_ready(state)
+    def check_resume_complete(self, wait):
+        return wait is None or self._check_ready(wait)
 
     # --- adopt, abandon, observe ------------------------------------------
 
@@ -702,35 +707,18 @@ class KubernetesResource(sensitive.Fingerprinted, resource.Resource):
             LOG.info('%s: events unavailable: %s', self.name, exc)
             return []
 
-    # --- waiting ----------------------------------------------------------
+    # --- waiting (heat_k8s.waiting decides; Heat's types at this edge) ---
 
-    def _new_state(self, props):
+    def _new_wait(self, props):
         try:
-            deadline = self.stack.time_remaining() - STOP_MARGIN
+            seconds = self.stack.time_remaining() - STOP_MARGIN
         except TypeError:  # stack times not stored yet
-            deadline = self.stack.timeout_secs() - STOP_MARGIN
+            seconds = self.stack.timeout_secs() - STOP_MARGIN
         if props[TIMEOUT]:
-            deadline = min(deadline, props[TIMEOUT])
+            seconds = min(seconds, props[TIMEOUT])
         # props: during an update self.properties are still the old ones.
-        return {'wait': props[WAIT], 'props': props,
-                'deadline': time.time() + max(deadline, 1),
-                'timeout': props[TIMEOUT], 'started': time.time()}
-
-    @staticmethod
-    def _delay(state, watched=False):
-        """Poll again after a quarter of the time waited so far (at least
-        one second): readiness is noticed at most ~25% late. After a watch
-        the next poll (and watch) comes at once, a second later."""
-        if watched:
-            return resource.PollDelay(1)
-        now = time.time()
-        backoff = min(CONF.kubernetes.poll_interval_max,
-                      int((now - state['started']) * POLL_LATENESS),
-                      int(state['deadline'] - now) + 1)
-        return resource.PollDelay(max(1, backoff))
-
-    def _expired(self, state):
-        return time.time() > state['deadline']
+        return awaiter.Wait.start(seconds, timeout=props[TIMEOUT],
+                                  wait=props[WAIT], props=props)
 
     def verdict(self, kube, obj, props, explain=True):
         """Readiness of a live object (generic resources add wait_for).
@@ -738,113 +726,52 @@ class KubernetesResource(sensitive.Fingerprinted, resource.Resource):
         Objects that only explain a verdict (a workload's pods) are fetched
         for a failure, or when explain is true for a verdict not READY.
         """
-        kind = obj['kind']
-        deciding = readiness.DECIDES.get(kind, frozenset())
+        deciding, explaining = related_names(obj['kind'])
         result = readiness.evaluate(obj, kube.related(obj, deciding))
-        explaining = readiness.EXPLAINS.get(kind, frozenset())
         if explaining and (result.state == readiness.FAILED or (
                 explain and result.state != readiness.READY)):
             result = readiness.evaluate(
                 obj, kube.related(obj, deciding | explaining))
         return result
 
-    def _check_ready(self, state):
-        if not state['wait']:
-            return True
-        props = state['props']
-        manifest = self.manifest(props, owned=False, content=False)
-        watched = False
-        try:
-            # The first poll reads the object the apply just returned, a
-            # later one the last version a watch saw (watching on from it
-            # delivers what changed since); a timeout reads it afresh.
-            live = state.pop('live', None)
-            obj = (live if live is not None and not self._expired(state)
-                   else self._get(manifest))
-            if obj is None:
-                raise self._deleted_while_waiting()
-            verdict = self.verdict(self._kube(), obj, props,
-                                   explain=self._expired(state))
-            if verdict.state == readiness.PROGRESSING and self._watchable(
-                    obj, state):
-                obj, verdict = self._watch_verdict(obj, props, state,
-                                                   verdict)
-                watched = True
-        except kube_mod.ApiError as exc:
-            if exc.status not in TRANSIENT or self._expired(state):
-                raise
-            LOG.info('%s: will retry after: %s', self.name, exc)
-            raise self._delay(state)
-        if verdict.state == readiness.READY:
-            return True
-        if verdict.state == readiness.FAILED:
-            raise exception.Error('%s failed: %s' % (
-                self.describe(), readiness.explain(verdict,
-                                                   self._events(obj))))
-        # A watch that ran into the deadline leaves the message to the next
-        # poll, which reads the object afresh with what explains it.
-        if self._expired(state) and not watched:
-            raise exception.Error('%s not ready after %s: %s' % (
-                self.describe(), self._waited(state), readiness.explain(
-                    verdict, self._events(obj))))
-        raise self._delay(state, watched)
+    def _check_ready(self, wait):
+        manifest = self.manifest(wait.props, owned=False, content=False)
+        return self._answer(self._awaiter(manifest, wait.props).ready, wait)
 
-    def _watchable(self, obj, state):
-        """Whether to watch the object before the next poll: not when its
-        readiness is decided by other objects too (a Service's endpoints),
-        which its own watch would not show."""
-        return (CONF.kubernetes.watch_seconds > 0 and
-                state['deadline'] - time.time() >= 1 and
-                not readiness.DECIDES.get(obj['kind']))
-
-    def _watch(self, obj, state):
-        """The object's versions as it changes ([kubernetes] watch_seconds,
-        at most until the deadline); None if it is deleted."""
-        seconds = min(CONF.kubernetes.watch_seconds,
-                      state['deadline'] - time.time())
-        return self._kube().watch(obj, seconds)
-
-    def _watch_verdict(self, obj, props, state, verdict):
-        """(object, verdict) once it stops progressing or the watch ends."""
-        for changed in self._watch(obj, state):
-            if changed is None:
-                raise self._deleted_while_waiting()
-            obj = changed
-            verdict = self.verdict(self._kube(), obj, props, explain=False)
-            # The next watch can start from a version a watch delivered; a
-            # watch that delivered nothing may have been refused (a version
-            # too old), so the next poll reads the object again.
-            state['live'] = obj
-            if verdict.state != readiness.PROGRESSING:
-                break
-        return obj, verdict
-
-    def _deleted_while_waiting(self):
-        return exception.Error('%s was deleted while Heat waited for it'
-                               % self.describe())
-
-    def _gone(self, manifest, uid, state):
+    def _gone(self, manifest, uid, wait):
         """True once the incarnation uid of the object no longer exists."""
-        obj = self._get(manifest)
-        if obj is None or obj['metadata'].get('uid') != uid:
-            return True
-        if self._expired(state):
-            finalizers = obj['metadata'].get('finalizers') or []
-            raise exception.Error('%s still exists after %s%s' % (
-                self.describe(), self._waited(state),
-                '; finalizers holding it: ' + ', '.join(finalizers)
-                if finalizers else ''))
-        watched = self._watchable(obj, state)
-        if watched and any(changed is None
-                           for changed in self._watch(obj, state)):
-            return True
-        raise self._delay(state, watched)
+        return self._answer(self._awaiter(manifest, self.properties).gone,
+                            wait, uid)
+
+    def _awaiter(self, manifest, props):
+        deciding, _explaining = related_names(manifest['kind'])
+
+        def judge(obj, explain):
+            return self.verdict(self._kube(), obj, props, explain=explain)
+
+        def watch(obj, seconds):
+            return self._kube().watch(obj, seconds)
+
+        # Not watched when other objects decide (a Service's endpoints):
+        # its own watch would not show them.
+        return awaiter.Awaiter(
+            read=lambda: self._get(manifest), judge=judge,
+            events=self._events, describe=self.describe,
+            watch_seconds=CONF.kubernetes.watch_seconds,
+            poll_interval_max=CONF.kubernetes.poll_interval_max,
+            watch=None if deciding else watch, name=self.name)
 
     @staticmethod
-    def _waited(state):
-        if state['timeout']:
-            return '%ss (timeout property)' % state['timeout']
-        return 'the stack timeout'
+    def _answer(check, *args):
+        """A check's answer in Heat's terms: True when the wait is over,
+        PollDelay to poll again, exception.Error when it failed."""
+        try:
+            answer = check(*args)
+        except awaiter.Failed as exc:
+            raise exception.Error(str(exc)) from None
+        if isinstance(answer, awaiter.PollAgain):
+            raise resource.PollDelay(answer.seconds)
+        return True
 
 
 def attributes_schema(extra=None):

@@ -12,14 +12,20 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""The pure parts of the REST layer: selectors, paths, error messages."""
+"""The REST layer without a server: selectors, paths, error messages, and
+watches read from recorded streams."""
 
+import io
 import json
 from unittest import mock
+import urllib.parse
 
+from kubernetes.client import rest
 import testtools
+import urllib3
 
 from heat_k8s import kinds
+from heat_k8s.client import errors
 from heat_k8s.client import kube
 from heat_k8s.kinds import immutable
 from tests.unit import fixtures
@@ -87,7 +93,7 @@ class PathTest(testtools.TestCase):
 class StatusMessageTest(testtools.TestCase):
 
     def test_message_names_the_field(self):
-        message, status = kube.status_message(
+        message, status = errors.status_message(
             422, json.dumps(fixtures.load('status_required')))
         self.assertIn('spec.template.spec.containers[0].image: '
                       'Required value', message)
@@ -97,12 +103,12 @@ class StatusMessageTest(testtools.TestCase):
     def test_causes_missing_from_the_message_are_added(self):
         body = fixtures.load('status_required')
         body['message'] = 'Deployment.apps "web" is invalid'
-        message, _ = kube.status_message(422, json.dumps(body))
+        message, _ = errors.status_message(422, json.dumps(body))
         self.assertIn('; spec.template.spec.containers[0].image: Required '
                       'value', message)
 
     def test_object_dumps_are_clipped(self):
-        message, status = kube.status_message(
+        message, status = errors.status_message(
             422, json.dumps(JOB_TEMPLATE_422))
         self.assertEqual('Job.batch "j1" is invalid: spec.template: Invalid '
                          'value: {...}: field is immutable (HTTP 422 '
@@ -110,33 +116,33 @@ class StatusMessageTest(testtools.TestCase):
         self.assertTrue(immutable.is_immutable_error(status))
 
     def test_go_syntax_dumps_are_clipped(self):
-        message, _ = kube.status_message(
+        message, _ = errors.status_message(
             422, json.dumps(fixtures.load('status_job_template')))
         self.assertIn('Invalid value: core.PodTemplateSpec{...}: field is '
                       'immutable', message)
 
     def test_short_values_are_kept(self):
         self.assertEqual('spec.replicas: Invalid value: -1: must be >= 0',
-                         kube.clip_values('spec.replicas: Invalid value: '
-                                          '-1: must be >= 0'))
+                         errors.clip_values('spec.replicas: Invalid value: '
+                                            '-1: must be >= 0'))
         self.assertEqual('labels: Invalid value: {"a":"c"}: no match',
-                         kube.clip_values('labels: Invalid value: '
-                                          '{"a":"c"}: no match'))
+                         errors.clip_values('labels: Invalid value: '
+                                            '{"a":"c"}: no match'))
 
     def test_secret_values_are_removed(self):
         body = {'kind': 'Status', 'code': 422, 'reason': 'Invalid',
                 'message': 'Secret "s" is invalid: data[pw]: Invalid '
                            'value: "hunter2": bad'}
-        message, status = kube.status_message(422, json.dumps(body),
-                                              secrets=['hunter2'])
+        message, status = errors.status_message(422, json.dumps(body),
+                                                secrets=['hunter2'])
         self.assertNotIn('hunter2', message)
         self.assertNotIn('hunter2', json.dumps(status))
 
     def test_non_status_bodies(self):
-        message, status = kube.status_message(503, 'upstream down')
+        message, status = errors.status_message(503, 'upstream down')
         self.assertEqual('upstream down (HTTP 503)', message)
         self.assertEqual({}, status)
-        message, _ = kube.status_message(500, '')
+        message, _ = errors.status_message(500, '')
         self.assertEqual('Kubernetes API error (HTTP 500)', message)
 
     def test_api_error_text_is_the_message_only(self):
@@ -189,3 +195,137 @@ class StorageClassForTest(testtools.TestCase):
         with mock.patch.object(self.kube, 'get', side_effect=error):
             self.assertRaises(kube.ApiError, self.kube.storageclass_for,
                               self.PVC)
+
+
+def watch_stream(*events, lines=()):
+    """A watch response body: one JSON event a line, as the API sends."""
+    text = ''.join(json.dumps(event) + '\n' for event in events)
+    return (text + ''.join(line + '\n' for line in lines)).encode()
+
+
+class Body(io.BytesIO):
+    """A response body that, as http.client's, is closed once read."""
+
+    def isclosed(self):
+        return self.tell() == len(self.getvalue())
+
+
+class DroppedConnection(io.RawIOBase):
+    """A response body whose connection breaks after its first bytes."""
+
+    def __init__(self, data):
+        self.data = data
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        if not self.data:
+            raise ConnectionResetError('connection reset by peer')
+        size = len(self.data)
+        buffer[:size], self.data = self.data, b''
+        return size
+
+
+class RecordedApi:
+    """The client library's ApiClient, answering with recorded bodies."""
+
+    def __init__(self, *answers):
+        self.configuration = mock.Mock(host='https://k8s.test')
+        self.answers = list(answers)
+        self.requests = []
+
+    def param_serialize(self, method, path, query_params, header_params,
+                        body, auth_settings):
+        url = path + '?' + urllib.parse.urlencode(query_params)
+        return method, url, header_params, body, None
+
+    def call_api(self, method, url, headers, body, _request_timeout=None):
+        path, _, query = url.partition('?')
+        self.requests.append((method, path, dict(urllib.parse.parse_qsl(
+            query)), _request_timeout))
+        status, body = self.answers.pop(0)
+        if isinstance(body, Exception):
+            raise body
+        if isinstance(body, bytes):
+            body = Body(body)
+        return rest.RESTResponse(urllib3.HTTPResponse(
+            body=body, status=status, preload_content=False))
+
+
+class WatchTest(testtools.TestCase):
+    """Kube.watch on recorded streams (tests/functional/test_watch.py
+    runs it against a real API server)."""
+
+    def setUp(self):
+        super().setUp()
+        self.pod = fixtures.load('real/pod_probe_failing')
+        self.ready = fixtures.load('real/pod_ready')
+
+    def watch(self, *answers, seconds=5):
+        api = RecordedApi(*answers)
+        return list(kube.Kube(api).watch(self.pod, seconds)), api
+
+    def test_the_watch_asks_for_its_object_from_its_version(self):
+        _, api = self.watch((200, watch_stream()), seconds=4.5)
+        (method, path, query, timeout), = api.requests
+        self.assertEqual(('GET', '/api/v1/namespaces/test-e1acc69103/pods'),
+                         (method, path))
+        self.assertEqual({'watch': 'true', 'fieldSelector':
+                          'metadata.name=unready', 'resourceVersion': '1473',
+                          'timeoutSeconds': '4'}, query)
+        # The read timeout covers the whole watch.
+        self.assertEqual((30, 34.5), timeout)
+
+    def test_each_version_is_yielded_with_its_kind(self):
+        del self.ready['kind'], self.ready['apiVersion']
+        changes, _ = self.watch((200, watch_stream(
+            {'type': 'MODIFIED', 'object': self.pod},
+            {'type': 'BOOKMARK', 'object': {'metadata': {
+                'resourceVersion': '1490'}}},
+            {'type': 'MODIFIED', 'object': self.ready})))
+        self.assertEqual([self.pod, dict(self.ready, kind='Pod',
+                                         apiVersion='v1')], changes)
+
+    def test_a_deletion_is_yielded_as_none_and_ends_the_watch(self):
+        changes, _ = self.watch((200, watch_stream(
+            {'type': 'MODIFIED', 'object': self.pod},
+            {'type': 'DELETED', 'object': self.pod},
+            {'type': 'ADDED', 'object': self.ready})))
+        self.assertEqual([self.pod, None], changes)
+
+    def test_an_expired_version_ends_the_watch_quietly(self):
+        expired = {'kind': 'Status', 'apiVersion': 'v1', 'status': 'Failure',
+                   'message': 'too old resource version: 1473 (1600)',
+                   'reason': 'Expired', 'code': 410}
+        changes, api = self.watch((200, watch_stream(
+            {'type': 'MODIFIED', 'object': self.pod},
+            {'type': 'ERROR', 'object': expired},
+            {'type': 'MODIFIED', 'object': self.ready})))
+        self.assertEqual([self.pod], changes)
+        self.assertEqual(1, len(api.requests))  # not resumed
+
+    def test_a_refused_watch_ends_quietly(self):
+        refused = {'kind': 'Status', 'apiVersion': 'v1', 'status': 'Failure',
+                   'message': 'resourceVersion: Invalid value: '
+                              '"not-a-version": strconv.ParseUint: parsing',
+                   'reason': 'BadRequest', 'code': 400}
+        changes, _ = self.watch((400, json.dumps(refused).encode()))
+        self.assertEqual([], changes)
+
+    def test_a_dropped_connection_ends_the_watch_quietly(self):
+        changes, _ = self.watch((200, DroppedConnection(watch_stream(
+            {'type': 'MODIFIED', 'object': self.pod}))))
+        self.assertEqual([], changes)
+
+    def test_a_line_that_is_not_json_is_skipped(self):
+        changes, _ = self.watch((200, watch_stream(
+            {'type': 'MODIFIED', 'object': self.ready}, lines=['{"type"'])))
+        self.assertEqual([self.ready], changes)
+
+    def test_an_unreachable_api_raises_as_a_read_does(self):
+        error = self.assertRaises(kube.ApiError, self.watch, (
+            0, urllib3.exceptions.NewConnectionError(None, 'refused')))
+        self.assertEqual(0, error.status)
+        self.assertIn('Kubernetes API https://k8s.test unreachable',
+                      str(error))

@@ -20,6 +20,9 @@ from tests.unit import heat_harness  # first: sets up Heat
 
 import copy
 
+from heat.common import exception
+from heat.engine import resource
+
 from heat_k8s.client import kube
 from heat_k8s.resources import base
 from tests.unit.heat_harness import deployment
@@ -50,6 +53,12 @@ class FakeKube(object):
 
     def related(self, obj, names):
         return {name: [] for name in names}
+
+    def events_for(self, obj):
+        return []
+
+    def watch(self, obj, seconds):
+        return iter(())  # the watch ended with no change
 
 
 class RecoveryTest(heat_harness.KubernetesTestCase):
@@ -142,3 +151,30 @@ class RecoveryTest(heat_harness.KubernetesTestCase):
         rsrc.data_set('name', 'web-x')
         self.assertIsNone(rsrc.handle_delete())
         self.assertEqual([], fake.deleted)
+
+    # -- the waiting, answered in Heat's terms -------------------------
+
+    def test_an_object_still_there_asks_heat_to_poll_again(self):
+        fake = FakeKube()
+        rsrc = self._resource(fake)
+        fake.obj = self._object(rsrc)
+        rsrc.resource_id_set(UID)
+        wait = rsrc.handle_delete()
+        delay = self.assertRaises(resource.PollDelay,
+                                  rsrc.check_delete_complete, wait)
+        self.assertEqual(1, delay.period)  # a watch just ended
+        fake.obj = None
+        self.assertTrue(rsrc.check_delete_complete(wait))
+
+    def test_an_unready_object_at_the_deadline_fails_the_resource(self):
+        fake = FakeKube()
+        rsrc = self._resource(fake)
+        fake.obj = self._object(rsrc, ready=False)
+        wait = rsrc.handle_update(rsrc.t, {}, {'wait': True})
+        self.assertRaises(resource.PollDelay, rsrc.check_update_complete,
+                          wait)
+        wait.deadline = 0
+        error = self.assertRaises(exception.Error,
+                                  rsrc.check_update_complete, wait)
+        self.assertEqual('%s not ready after the stack timeout: 0/2 '
+                         'replicas ready' % rsrc.describe(), str(error))

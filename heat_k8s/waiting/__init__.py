@@ -1,0 +1,27 @@
+# Copyright 2026 heat-k8s developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The waiting layer: until an object is ready, or gone, or the deadline.
+
+``awaiter`` owns the poll/watch/deadline state machine behind every
+check_*_complete: a ``Wait`` (what one wait remembers between polls) and
+an ``Awaiter`` that is told how to read, watch and judge the object, and
+answers ready, poll again in N seconds, or fails with the reason. Time
+comes from an injected clock, so tests replay recorded objects without
+sleeping, and settings come in as arguments. It may import
+``heat_k8s.kinds`` and the client's errors (``heat_k8s.client.errors``);
+never Heat, ``heat_k8s.config`` (which imports Heat) nor
+``heat_k8s.resources``, which turns its answers into Heat's PollDelay and
+errors.
+"""

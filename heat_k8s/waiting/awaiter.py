@@ -1,0 +1,208 @@
+# Copyright 2026 heat-k8s developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Waiting for one object: poll, watch between polls, give up at a deadline.
+
+Heat calls check_*_complete(wait) until it returns True; in between it
+sleeps as long as the check asks. Each check here reads the object (or
+takes the version a watch last delivered), judges it, and while it is
+progressing watches it for a few seconds, so that readiness is noticed as
+it happens. Between watches the polls back off: the next one comes after
+a quarter of the time waited so far, so readiness is noticed at most ~25%
+late. Transient API errors are retried at the next poll until the
+deadline; at the deadline the failure says what was not ready.
+"""
+
+import dataclasses
+import time
+
+from oslo_log import log as logging
+
+from heat_k8s.client import errors
+from heat_k8s.kinds import readiness
+
+LOG = logging.getLogger(__name__)
+
+POLL_LATENESS = 0.25  # next poll after this fraction of the time waited
+# Retried at the next poll, not per request: the deadline bounds retries.
+TRANSIENT = (0, 429, 500, 502, 503, 504)
+READY = True  # what a check answers once the wait is over
+
+CLOCK = time.monotonic  # seconds; deadlines live only in engine memory
+
+
+class Failed(Exception):
+    """The wait is over and the object did not get there; str() says why."""
+
+
+@dataclasses.dataclass(frozen=True)
+class PollAgain:
+    """Not there yet: check again after this many seconds."""
+
+    seconds: int
+
+
+@dataclasses.dataclass
+class Wait:
+    """What one wait remembers from one check to the next.
+
+    Heat keeps a handler's return value in memory and hands it to every
+    check_*_complete call, so any object does.
+    """
+
+    deadline: float              # clock() value after which it fails
+    started: float               # clock() value when it began
+    timeout: int | None = None   # the timeout property, if one was given
+    wait: bool = True            # False: ready as soon as written
+    props: object = None         # the properties waited for (opaque here)
+    live: dict | None = None     # the last version read, to watch on from
+    gone_uid: str | None = None  # an incarnation to see disappear first
+
+    @classmethod
+    def start(cls, seconds, timeout=None, wait=True, props=None,
+              clock=CLOCK):
+        """A wait of `seconds` (at least one) from now."""
+        now = clock()
+        return cls(deadline=now + max(seconds, 1), started=now,
+                   timeout=timeout, wait=wait, props=props)
+
+    def waited(self):
+        """How long the wait lasted, as the messages name it."""
+        if self.timeout:
+            return '%ss (timeout property)' % self.timeout
+        return 'the stack timeout'
+
+
+class Awaiter:
+    """The checks of one object, told how to read, watch and judge it.
+
+    read() -> the live object or None; watch(obj, seconds) -> its versions
+    as it changes, None when it is deleted (None: poll only, e.g. kinds
+    whose readiness other objects decide); judge(obj, explain) -> Verdict;
+    events(obj) -> Events explaining a failure; describe() -> 'Kind ns/name'
+    for messages; name: who waits, for the log. watch_seconds and
+    poll_interval_max are the [kubernetes] options of the same names.
+    """
+
+    def __init__(self, read, judge, events, describe, watch_seconds,
+                 poll_interval_max, watch=None, name='', clock=CLOCK):
+        self.read, self.judge, self.events = read, judge, events
+        self.describe, self.watch, self.name = describe, watch, name
+        self.watch_seconds = watch_seconds
+        self.poll_interval_max = poll_interval_max
+        self.clock = clock
+
+    def ready(self, wait):
+        """READY, PollAgain, or Failed raised with what was not ready."""
+        if not wait.wait:
+            return READY
+        watched = False
+        try:
+            # The first poll reads the object the apply just returned, a
+            # later one the last version a watch saw (watching on from it
+            # delivers what changed since); a timeout reads it afresh.
+            live, wait.live = wait.live, None
+            obj = (live if live is not None and not self._expired(wait)
+                   else self.read())
+            if obj is None:
+                raise self._deleted_while_waiting()
+            verdict = self.judge(obj, explain=self._expired(wait))
+            if verdict.state == readiness.PROGRESSING and self._watchable(
+                    wait):
+                obj, verdict = self._watch_verdict(obj, wait, verdict)
+                watched = True
+        except errors.ApiError as exc:
+            if exc.status not in TRANSIENT or self._expired(wait):
+                raise
+            LOG.info('%s: will retry after: %s', self.name, exc)
+            return self._delay(wait)
+        if verdict.state == readiness.READY:
+            return READY
+        if verdict.state == readiness.FAILED:
+            raise Failed('%s failed: %s' % (
+                self.describe(), self._explain(verdict, obj)))
+        # A watch that ran into the deadline leaves the message to the next
+        # poll, which reads the object afresh with what explains it.
+        if self._expired(wait) and not watched:
+            raise Failed('%s not ready after %s: %s' % (
+                self.describe(), wait.waited(), self._explain(verdict, obj)))
+        return self._delay(wait, watched)
+
+    def gone(self, wait, uid):
+        """READY once the incarnation `uid` no longer exists, or PollAgain;
+        Failed at the deadline, naming the finalizers holding it."""
+        obj = self.read()
+        if obj is None or obj['metadata'].get('uid') != uid:
+            return READY
+        if self._expired(wait):
+            finalizers = obj['metadata'].get('finalizers') or []
+            raise Failed('%s still exists after %s%s' % (
+                self.describe(), wait.waited(),
+                '; finalizers holding it: ' + ', '.join(finalizers)
+                if finalizers else ''))
+        watched = self._watchable(wait)
+        if watched and any(changed is None
+                           for changed in self._watch(obj, wait)):
+            return READY
+        return self._delay(wait, watched)
+
+    # --- helpers ------------------------------------------------------------
+
+    def _expired(self, wait):
+        return self.clock() > wait.deadline
+
+    def _delay(self, wait, watched=False):
+        """Poll again after a quarter of the time waited so far (at least
+        one second, at most poll_interval_max, not past the deadline);
+        after a watch the next poll (and watch) comes at once, a second
+        later."""
+        if watched:
+            return PollAgain(1)
+        now = self.clock()
+        backoff = min(self.poll_interval_max,
+                      int((now - wait.started) * POLL_LATENESS),
+                      int(wait.deadline - now) + 1)
+        return PollAgain(max(1, backoff))
+
+    def _watchable(self, wait):
+        return (self.watch is not None and self.watch_seconds > 0 and
+                wait.deadline - self.clock() >= 1)
+
+    def _watch(self, obj, wait):
+        """The object's versions as it changes (watch_seconds, at most
+        until the deadline); None if it is deleted."""
+        seconds = min(self.watch_seconds, wait.deadline - self.clock())
+        return self.watch(obj, seconds)
+
+    def _watch_verdict(self, obj, wait, verdict):
+        """(object, verdict) once it stops progressing or the watch ends."""
+        for changed in self._watch(obj, wait):
+            if changed is None:
+                raise self._deleted_while_waiting()
+            obj = changed
+            verdict = self.judge(obj, explain=False)
+            # The next watch can start from a version a watch delivered; a
+            # watch that delivered nothing may have been refused (a version
+            # too old), so the next poll reads the object again.
+            wait.live = obj
+            if verdict.state != readiness.PROGRESSING:
+                break
+        return obj, verdict
+
+    def _explain(self, verdict, obj):
+        return readiness.explain(verdict, self.events(obj))
+
+    def _deleted_while_waiting(self):
+        return Failed('%s was deleted while Heat waited for it'
+                      % self.describe())

@@ -1,0 +1,413 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""The waiting state machine, driven by replaying recorded objects.
+
+Each test hands an Awaiter a fake cluster: reads and watches that replay
+objects a real kubelet reported (fixtures/real) or the API server returned
+(fixtures), in order, on a fake clock that watches move forward as a real
+watch would take time. The readiness rules judge them for real.
+"""
+
+import collections
+import copy
+import os
+import subprocess
+import sys
+
+import pytest
+
+from heat_k8s.client import errors
+from heat_k8s.kinds import readiness
+from heat_k8s.waiting import awaiter
+from tests.unit.fixtures import load
+
+READY = awaiter.READY
+PollAgain = awaiter.PollAgain
+WATCH_SECONDS = 5
+POLL_INTERVAL_MAX = 20
+
+# One watch: (seconds after it started, version or None=deleted) events,
+# then it ends after the time asked, or after `runs` seconds: sooner when
+# the apiserver restarted or refused the resourceVersion (Kube.watch then
+# yields nothing more), later when the server ended it a moment late.
+Watch = collections.namedtuple('Watch', 'events runs', defaults=((), None))
+
+
+def real(name):
+    return load('real/' + name)
+
+
+def unavailable():
+    return errors.ApiError(503, 'Service Unavailable',
+                           'etcdserver: leader changed (HTTP 503)')
+
+
+class Clock:
+    def __init__(self):
+        self.now = 5000.0
+
+    def __call__(self):
+        return self.now
+
+
+class Cluster:
+    """Replays reads and watches; records what the awaiter asked."""
+
+    def __init__(self, clock, reads=(), watches=(), events=()):
+        self.clock = clock
+        self.reads, self.watches = list(reads), list(watches)
+        self.events = list(events)
+        self.read_count = 0
+        self.watched = []   # (resourceVersion watched from, seconds)
+        self.explained = []  # the explain flag of each judgement
+
+    def read(self):
+        self.read_count += 1
+        item = self.reads.pop(0)
+        if isinstance(item, Exception):
+            raise item
+        return copy.deepcopy(item)
+
+    def watch(self, obj, seconds):
+        self.watched.append((obj['metadata']['resourceVersion'], seconds))
+        return self._replay(self.watches.pop(0), seconds)
+
+    def _replay(self, watch, seconds):
+        started = self.clock.now
+        for after, version in watch.events:
+            self.clock.now = started + after
+            yield copy.deepcopy(version)
+            if version is None:
+                return
+        self.clock.now = started + (seconds if watch.runs is None
+                                    else watch.runs)
+
+    def judge(self, obj, explain):
+        self.explained.append(explain)
+        return readiness.evaluate(obj)
+
+    def events_for(self, obj):
+        return self.events
+
+    def awaiter(self, watching=True, name='Pod demo/unready'):
+        return awaiter.Awaiter(
+            read=self.read, judge=self.judge, events=self.events_for,
+            describe=lambda: name, watch=self.watch if watching else None,
+            name='unready', clock=self.clock, watch_seconds=WATCH_SECONDS,
+            poll_interval_max=POLL_INTERVAL_MAX)
+
+
+def start(clock, seconds=600, timeout=None, live=None):
+    wait = awaiter.Wait.start(seconds, timeout=timeout, clock=clock)
+    wait.live = live
+    return wait
+
+
+def with_version(obj, version):
+    obj['metadata']['resourceVersion'] = str(version)
+    return obj
+
+
+def marked_for_deletion(obj):
+    obj['metadata']['deletionTimestamp'] = '2026-01-01T00:00:00Z'
+    return obj
+
+
+# --- ready -------------------------------------------------------------------
+
+def test_an_object_ready_at_the_first_poll_needs_no_read_and_no_watch():
+    clock = Clock()
+    cluster = Cluster(clock)
+    wait = start(clock, live=real('pod_ready'))
+    assert cluster.awaiter().ready(wait) is READY
+    assert (cluster.read_count, cluster.watched) == (0, [])
+
+
+def test_a_wait_for_nothing_is_over_before_anything_is_read():
+    clock = Clock()
+    cluster = Cluster(clock)
+    wait = awaiter.Wait.start(600, wait=False, clock=clock)
+    assert cluster.awaiter().ready(wait) is READY
+    assert cluster.read_count == 0
+
+
+def test_an_object_ready_during_a_watch_is_ready_when_the_watch_sees_it():
+    clock = Clock()
+    cluster = Cluster(clock, watches=[
+        Watch([(1.5, real('pod_probe_failing')), (3.0, real('pod_ready'))])])
+    wait = start(clock, live=real('pod_probe_failing'))
+    assert cluster.awaiter().ready(wait) is READY
+    # Noticed 3 s in, not at the end of the 5 s watch.
+    assert clock.now == 5003.0
+    assert cluster.read_count == 0
+
+
+def test_an_object_ready_between_watches_is_read_ready_at_the_next_poll():
+    clock = Clock()
+    cluster = Cluster(clock, reads=[real('pod_ready')], watches=[Watch()])
+    wait = start(clock, live=real('pod_probe_failing'))
+    waiting = cluster.awaiter()
+    # The watch ended with nothing: poll again a second later...
+    assert waiting.ready(wait) == PollAgain(1)
+    assert cluster.watched == [('1473', WATCH_SECONDS)]
+    # ... which reads the object, as the watch may have missed it.
+    assert waiting.ready(wait) is READY
+    assert cluster.read_count == 1
+
+
+def test_the_next_watch_goes_on_from_the_last_version_a_watch_delivered():
+    clock = Clock()
+    later = with_version(real('pod_probe_failing'), 1480)
+    cluster = Cluster(clock, watches=[Watch([(2, later)]),
+                                      Watch([(1, real('pod_ready'))])])
+    wait = start(clock, live=real('pod_probe_failing'))
+    waiting = cluster.awaiter()
+    assert waiting.ready(wait) == PollAgain(1)
+    assert waiting.ready(wait) is READY
+    assert [version for version, _ in cluster.watched] == ['1473', '1480']
+    assert cluster.read_count == 0
+
+
+# --- failures and deletion ---------------------------------------------------
+
+def test_a_failure_is_reported_at_once_with_its_warning_events():
+    clock = Clock()
+    warnings = [event for event in load('events_web')['items']
+                if event['reason'] == 'FailedMount']
+    cluster = Cluster(clock, events=warnings)
+    wait = start(clock, live=real('job_failed'))
+    with pytest.raises(awaiter.Failed) as failed:
+        cluster.awaiter(name='Job demo/migrate').ready(wait)
+    assert str(failed.value) == (
+        'Job demo/migrate failed: job migrate failed: BackoffLimitExceeded: '
+        'Job has reached the specified backoff limit. Warning events: '
+        'FailedMount: MountVolume.SetUp failed for volume "config" : '
+        'configmap "web-config" not found (x2)')
+    assert cluster.watched == []
+
+
+def test_a_failure_seen_during_a_watch_ends_the_wait_at_once():
+    clock = Clock()
+    cluster = Cluster(clock, watches=[Watch([(2, load('pod_failed'))])])
+    wait = start(clock, live=load('pod_unschedulable'))
+    with pytest.raises(awaiter.Failed) as failed:
+        cluster.awaiter(name='Pod demo/db-sync').ready(wait)
+    assert str(failed.value).startswith(
+        'Pod demo/db-sync failed: pod db-sync-m4n8v failed; ')
+    assert clock.now == 5002
+
+
+def test_an_object_deleted_during_a_watch_fails_the_wait():
+    clock = Clock()
+    cluster = Cluster(clock, watches=[Watch([(2, None)])])
+    wait = start(clock, live=real('pod_probe_failing'))
+    with pytest.raises(awaiter.Failed) as failed:
+        cluster.awaiter().ready(wait)
+    assert str(failed.value) == ('Pod demo/unready was deleted while Heat '
+                                 'waited for it')
+
+
+def test_an_object_no_longer_there_at_a_poll_fails_the_wait():
+    clock = Clock()
+    cluster = Cluster(clock, reads=[None])
+    with pytest.raises(awaiter.Failed) as failed:
+        cluster.awaiter().ready(start(clock))
+    assert str(failed.value) == ('Pod demo/unready was deleted while Heat '
+                                 'waited for it')
+
+
+# --- API errors --------------------------------------------------------------
+
+def test_an_unavailable_api_is_retried_at_the_next_poll():
+    clock = Clock()
+    cluster = Cluster(clock, reads=[unavailable(), real('pod_ready')])
+    wait = start(clock)
+    waiting = cluster.awaiter()
+    clock.now += 12
+    assert waiting.ready(wait) == PollAgain(3)
+    clock.now += 3
+    assert waiting.ready(wait) is READY
+
+
+def test_an_api_unavailable_until_the_deadline_fails_with_its_error():
+    clock = Clock()
+    cluster = Cluster(clock, reads=[unavailable()] * 3)
+    wait = start(clock, seconds=30, timeout=30)
+    waiting = cluster.awaiter()
+    assert waiting.ready(wait) == PollAgain(1)
+    clock.now += 20
+    assert waiting.ready(wait) == PollAgain(5)
+    clock.now += 11
+    with pytest.raises(errors.ApiError) as raised:
+        waiting.ready(wait)
+    assert raised.value.status == 503
+
+
+def test_an_error_that_is_not_transient_is_raised_at_once():
+    clock = Clock()
+    forbidden = errors.ApiError(403, 'Forbidden', 'pods "unready" is '
+                                'forbidden (HTTP 403 Forbidden)')
+    cluster = Cluster(clock, reads=[forbidden])
+    with pytest.raises(errors.ApiError) as raised:
+        cluster.awaiter().ready(start(clock))
+    assert raised.value is forbidden
+
+
+# --- the deadline ------------------------------------------------------------
+
+def test_a_watch_that_runs_into_the_deadline_leaves_the_message_to_the_poll():
+    clock = Clock()
+    still = with_version(real('pod_probe_failing'), 1490)
+    cluster = Cluster(clock, reads=[real('pod_probe_failing')],
+                      watches=[Watch([(1, still)], runs=3.2)])
+    wait = start(clock, seconds=3, timeout=3,
+                 live=real('pod_probe_failing'))
+    waiting = cluster.awaiter()
+    # The watch is cut to the 3 s left, and ends past the deadline quietly.
+    assert waiting.ready(wait) == PollAgain(1)
+    assert cluster.watched == [('1473', 3)]
+    assert clock.now > wait.deadline
+    clock.now += 1
+    with pytest.raises(awaiter.Failed) as failed:
+        waiting.ready(wait)
+    assert str(failed.value) == (
+        'Pod demo/unready not ready after 3s (timeout property): pod '
+        'unready container app: running but not ready (readiness probe '
+        'exec sh -c echo not yet; exit 1 not passing)')
+    # Past the deadline the object is read afresh, judged with what
+    # explains it, and not watched again.
+    assert cluster.read_count == 1
+    assert cluster.explained == [False, False, True]
+    assert len(cluster.watched) == 1
+
+
+def test_the_stack_timeout_is_named_when_no_timeout_property_is_set():
+    clock = Clock()
+    cluster = Cluster(clock, reads=[real('pod_crashloop')])
+    wait = start(clock, seconds=50)
+    clock.now += 51
+    with pytest.raises(awaiter.Failed) as failed:
+        cluster.awaiter(watching=False).ready(wait)
+    assert str(failed.value).startswith(
+        'Pod demo/unready not ready after the stack timeout: pod crash '
+        'container app: crash loop, restarted 2 times')
+
+
+def test_an_apiserver_restart_mid_watch_makes_the_next_poll_read_again():
+    clock = Clock()
+    cluster = Cluster(clock, reads=[real('pod_probe_failing'),
+                                    real('pod_ready')],
+                      watches=[Watch(runs=0.2), Watch(runs=0)])
+    wait = start(clock, live=real('pod_probe_failing'))
+    waiting = cluster.awaiter()
+    # The stream broke off (or the watch was refused with 410 Gone)...
+    assert waiting.ready(wait) == PollAgain(1)
+    assert waiting.ready(wait) == PollAgain(1)
+    # ... so each later poll reads the object instead of trusting a version.
+    assert waiting.ready(wait) is READY
+    assert cluster.read_count == 2
+
+
+def test_polls_back_off_to_a_quarter_of_the_time_waited():
+    clock = Clock()
+    slow = real('pod_crashloop')
+    cluster = Cluster(clock, reads=[slow] * 40)
+    wait = start(clock, seconds=200, timeout=200)
+    waiting = cluster.awaiter(watching=False)
+    delays = []
+    with pytest.raises(awaiter.Failed):
+        while True:
+            delay = waiting.ready(wait)
+            delays.append(delay.seconds)
+            clock.now += delay.seconds
+    assert delays == [1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 3, 4, 5, 6, 8, 10,
+                      12, 15, 19, 20, 20, 20, 20, 20, 4]
+    # The last poll comes right after the deadline, not up to 20 s later.
+    assert clock.now - wait.deadline <= 1
+
+
+def test_no_watch_when_watching_is_switched_off():
+    clock = Clock()
+    cluster = Cluster(clock, reads=[real('pod_crashloop')])
+    waiting = awaiter.Awaiter(
+        read=cluster.read, judge=cluster.judge, events=cluster.events_for,
+        describe=lambda: 'Pod demo/crash', watch=cluster.watch,
+        clock=clock, watch_seconds=0, poll_interval_max=POLL_INTERVAL_MAX)
+    assert waiting.ready(start(clock)) == PollAgain(1)
+    assert cluster.watched == []
+
+
+# --- gone --------------------------------------------------------------------
+
+def test_an_object_already_gone_is_gone():
+    clock = Clock()
+    claim = real('pvc_bound_local')
+    cluster = Cluster(clock, reads=[None])
+    assert cluster.awaiter().gone(start(clock),
+                                  claim['metadata']['uid']) is READY
+
+
+def test_a_new_object_under_the_same_name_means_the_old_one_is_gone():
+    clock = Clock()
+    claim = real('pvc_bound_local')
+    cluster = Cluster(clock, reads=[claim])
+    assert cluster.awaiter().gone(start(clock), 'uid-of-the-old-one') is (
+        READY)
+
+
+def test_an_object_deleted_during_a_watch_is_gone_when_the_watch_says_so():
+    clock = Clock()
+    claim = marked_for_deletion(real('pvc_bound_local'))
+    cluster = Cluster(clock, reads=[claim],
+                      watches=[Watch([(0.5, claim), (2, None)])])
+    assert cluster.awaiter().gone(start(clock),
+                                  claim['metadata']['uid']) is READY
+    assert clock.now == 5002
+
+
+def test_an_object_still_there_after_a_watch_is_polled_again():
+    clock = Clock()
+    claim = marked_for_deletion(real('pvc_bound_local'))
+    cluster = Cluster(clock, reads=[claim], watches=[Watch([(1, claim)])])
+    assert cluster.awaiter().gone(start(clock),
+                                  claim['metadata']['uid']) == PollAgain(1)
+
+
+def test_an_object_still_there_at_the_deadline_names_its_finalizers():
+    clock = Clock()
+    claim = marked_for_deletion(real('pvc_bound_local'))
+    cluster = Cluster(clock, reads=[claim, claim])
+    wait = start(clock, seconds=60, timeout=60)
+    waiting = cluster.awaiter(watching=False,
+                              name='PersistentVolumeClaim demo/data')
+    clock.now += 40
+    assert waiting.gone(wait, claim['metadata']['uid']) == PollAgain(10)
+    clock.now += 21
+    with pytest.raises(awaiter.Failed) as failed:
+        waiting.gone(wait, claim['metadata']['uid'])
+    assert str(failed.value) == (
+        'PersistentVolumeClaim demo/data still exists after 60s (timeout '
+        'property); finalizers holding it: kubernetes.io/pvc-protection')
+
+
+# --- the layer ------------------------------------------------------------
+
+def test_the_waiting_layer_imports_no_heat_and_no_resources():
+    root = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))))
+    loaded = subprocess.run(
+        [sys.executable, '-c', 'import sys, heat_k8s.waiting.awaiter; '
+         'print(" ".join(sorted(sys.modules)))'],
+        cwd=root, check=True, capture_output=True, text=True).stdout.split()
+    assert [name for name in loaded if name == 'heat' or name.startswith((
+        'heat.', 'heat_k8s.resources', 'heat_k8s.config'))] == []
