@@ -12,35 +12,34 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-
-
 """Configuration rendering: templates to files, checksums, INI editing.
 
 This layer owns what turns an author's configuration into file content:
-Jinja2 templates rendered with layered values into files (render()), the
-checksum of a ConfigMap's or Secret's content (:mod:`.checksum`), and
-line-by-line editing of INI files (:mod:`.inifile`, also used on
-heat.conf). It is pure: it imports jinja2 and markupsafe, never Heat, the
-Kubernetes client or the network, so the resources call it and tests run
-it on plain strings.
+Jinja2 templates rendered with layered values into files (render(), here),
+the checksum of a ConfigMap's or Secret's content (``checksum``), and
+line-by-line editing of INI files (``inifile``, also used on heat.conf).
+It is pure: beside the standard library it imports jinja2 and markupsafe
+only, never Heat, the Kubernetes client or the network, so resources call
+it and tests run it on plain strings.
 
 A file is made in this order, each step over the result of the one
 before (later wins):
 
 1. ``values``: the defaults, a map of template variables;
 2. ``value_overrides`` (and any further layers given to merge_values()):
-   deep-merged over them (:mod:`.layers`);
+   deep-merged over them (``layers``);
 3. the template is rendered with the merged values as its variables, in
-   a bounded sandbox (:mod:`.sandbox`, :mod:`.filters`, :mod:`.limits`);
+   a bounded sandbox (``sandbox``; its filters in ``filters``, its bounds
+   in ``limits``);
 4. ``ini_overrides`` ({file: {section: {key: value}}}) set ``key = value``
    in ``[section]`` of the rendered file, as kolla-ansible's
    merge_configs does: an existing key is replaced where it stands, a
    missing key is added to its section, a missing section is added at
-   the end; comments, order and everything else are kept
-   (:mod:`.inifile`). true/false are written in lower case and a list as
-   comma-separated items (an oslo.config ListOpt).
+   the end; comments, order and everything else are kept (``inifile``).
+   true/false are written in lower case and a list as comma-separated
+   items (an oslo.config ListOpt).
 
-Errors are RenderError (:mod:`.errors`): the file, the template line where
+Errors are RenderError (``errors``): the file, the template line where
 known, and what went wrong (the undefined variable, the syntax error, the
 refused access, the bound reached).
 """

@@ -12,7 +12,6 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-
 """The error render() raises: the file, the template line, and why.
 
 The sandbox raises it too, for a template refused before it runs.

@@ -12,7 +12,6 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-
 """Jinja's filters run inside the render budget.
 
 Every filter counts as a step and has the text of its arguments checked

@@ -12,7 +12,6 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-
 """Layered template values: defaults, then overrides merged over them.
 
 Maps merge key by key, recursively; any other value (string, number,

@@ -12,7 +12,6 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-
 """The bounds of one render() call, and the size of a value as text.
 
 Runaway templates are stopped by these bounds, checked while rendering

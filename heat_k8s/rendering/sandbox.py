@@ -12,8 +12,6 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-
-
 """The Jinja2 sandbox a template runs in, with the budget of one render().
 
 An immutable ``jinja2.sandbox.ImmutableSandboxedEnvironment`` (no
