@@ -21,30 +21,20 @@ skipped, the API server checks them at create.
 """
 
 import functools
+import importlib.resources as importlib_resources
 import json
 import re
 
+import jsonschema
+from kubernetes_validate import utils as kv_utils
 from oslo_config import cfg
 from oslo_log import log as logging
+import referencing
 
 from heat_k8s.kinds import redaction
 
-try:
-    import importlib.resources as importlib_resources
-
-    import jsonschema
-    import kubernetes_validate
-    from kubernetes_validate import utils as kv_utils
-    import referencing
-except ImportError:  # optional: without it only the API server validates
-    kubernetes_validate = None
-
 LOG = logging.getLogger(__name__)
 MAX_ERRORS = 5
-
-
-def available():
-    return kubernetes_validate is not None
 
 
 @functools.lru_cache(maxsize=None)
@@ -102,8 +92,6 @@ def _message(error):
 
 def validate(manifest):
     """[(field path, problem)], empty when valid or the kind is unknown."""
-    if not available():
-        return []
     try:
         validator = _validator(cfg.CONF.kubernetes.schema_version,
                                manifest.get('apiVersion') or '',

@@ -113,13 +113,6 @@ class IniFile(object):
                 assignments.append(current)
         return sections, assignments
 
-    def sections(self):
-        names = []
-        for name, _ in self._scan()[0]:
-            if name not in names:
-                names.append(name)
-        return names
-
     def _find(self, section, key):
         return [a for a in self._scan()[1]
                 if a.section == section and a.key == key]

@@ -25,7 +25,9 @@ sibling nested stacks in parallel, so a rollback failed that way in CI.
 
 apply() serialises the parse (evaluation is unaffected); heat-engine runs
 it when it loads the plugin. Parsing takes microseconds, so the lock costs
-nothing measurable.
+nothing measurable. ``Yaql._parse`` is private:
+tests/unit/test_heat_contract.py fails, naming it, if a Heat upgrade
+changes what this relies on.
 """
 
 import functools

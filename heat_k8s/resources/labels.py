@@ -93,19 +93,6 @@ def is_owned_by(obj, stack_id, resource_name=None):
         and label_value(found_resource) == label_value(resource_name))
 
 
-def selector(stack_id, resource_name=None):
-    """A label selector for the stack's objects (or one resource's)."""
-    terms = [(MANAGED_BY, MANAGER), (STACK_ID, label_value(stack_id))]
-    if resource_name is not None:
-        terms.append((RESOURCE, label_value(resource_name)))
-    return ','.join('%s=%s' % term for term in terms)
-
-
-def reserved_keys(user):
-    """The ownership keys a user tried to set (merge() drops them)."""
-    return sorted(set(user or ()) & set(OWNERSHIP_KEYS))
-
-
 def merge(user, ours):
     """The user's labels or annotations with ours on top.
 

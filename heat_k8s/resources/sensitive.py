@@ -17,7 +17,10 @@
 Heat has no "sensitive property" flag: it stores resolved properties and
 shows them in events, `resource show` and stack preview. A resource that
 takes secret values stores keyed fingerprints in their place; they still
-change when a value does, so update diffs stay exact.
+change when a value does, so update diffs stay exact. This leans on Heat's
+private ``Resource._update_stored_properties``:
+tests/unit/test_heat_contract.py fails, naming it, if a Heat upgrade
+changes what this relies on.
 """
 
 from oslo_config import cfg
@@ -60,12 +63,8 @@ class Fingerprinted(object):
     def _fingerprinted(self, props):
         if not self.sensitive_properties:
             return props
-        data = dict((key, props[key]) for key in props)
-        for prop in self.sensitive_properties:
-            if data.get(prop):
-                data[prop] = {k: fingerprint(v)
-                              for k, v in data[prop].items()}
-        return PlainProperties(data)
+        return PlainProperties(self._fingerprint_values(
+            {key: props[key] for key in props}))
 
     def preview(self):
         # `stack create --dry-run` shows resolved properties: a copy whose
@@ -81,9 +80,14 @@ class Fingerprinted(object):
         # Heat stores resolved properties and shows them in events; secret
         # values are replaced by fingerprints before they are stored.
         super()._update_stored_properties()
-        stored = self._stored_properties_data
-        if stored and self.sensitive_properties:
-            for prop in self.sensitive_properties:
-                if stored.get(prop):
-                    stored[prop] = {k: fingerprint(v)
-                                    for k, v in stored[prop].items()}
+        if self._stored_properties_data:
+            self._fingerprint_values(self._stored_properties_data)
+
+    def _fingerprint_values(self, data):
+        """data (a dict of properties) with each sensitive map's values
+        replaced by fingerprints, in place."""
+        for prop in self.sensitive_properties:
+            if data.get(prop):
+                data[prop] = {k: fingerprint(v)
+                              for k, v in data[prop].items()}
+        return data

@@ -103,8 +103,6 @@ class IniFileTest(unittest.TestCase):
                          conf.get('database', 'extra'))
         self.assertEqual('http://10.0.0.2/identity\nmore',
                          conf.get('keystone_authtoken', 'auth_url'))
-        self.assertEqual(['DEFAULT', 'database', 'keystone_authtoken'],
-                         conf.sections())
 
     def test_set_existing_key_rewrites_only_its_line(self):
         conf = inifile.IniFile(SAMPLE)

@@ -108,14 +108,6 @@ class OwnershipTest(unittest.TestCase):
         self.assertTrue(labels.is_owned_by(obj, STACK_ID, LONG_NAME))
         self.assertFalse(labels.is_owned_by(obj, STACK_ID, LONG_NAME + 'y'))
 
-    def test_selector(self):
-        self.assertEqual('app.kubernetes.io/managed-by=heat,'
-                         'heat.openstack.org/stack-id=' + STACK_ID,
-                         labels.selector(STACK_ID))
-        self.assertTrue(labels.selector(STACK_ID, LONG_NAME).endswith(
-            'heat.openstack.org/resource-name=' +
-            labels.label_value(LONG_NAME)))
-
 
 class MergeTest(unittest.TestCase):
 
@@ -135,14 +127,10 @@ class MergeTest(unittest.TestCase):
                 'note': 'hello'}
         merged = labels.merge(user, ours)
         self.assertEqual({'note': 'hello'}, merged)
-        self.assertEqual([labels.RESOURCE, labels.STACK_ID],
-                         labels.reserved_keys(user))
-        self.assertEqual([], labels.reserved_keys({'note': 'x'}))
 
     def test_no_user_values(self):
         ours, _ = labels.ownership(STACK_ID, 'web')
         self.assertEqual(ours, labels.merge(None, ours))
-        self.assertEqual([], labels.reserved_keys(None))
 
 
 if __name__ == '__main__':

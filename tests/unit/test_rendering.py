@@ -15,6 +15,9 @@
 """Configuration files from Jinja2 templates: values, overrides, sandbox."""
 
 import copy
+import os
+import subprocess
+import sys
 import textwrap
 import time
 import unittest
@@ -411,3 +414,24 @@ class IniOverridesTest(unittest.TestCase):
                                   {'password': 'hunter2'}, sensitive=True)
         self.assertIn('not an INI file (line 1)', str(error))
         self.assertNotIn('hunter2', str(error))
+
+
+class LayerTest(unittest.TestCase):
+    """The rendering layer is pure: jinja2 and markupsafe, nothing else."""
+
+    def test_it_imports_only_the_standard_library_jinja2_and_markupsafe(self):
+        root = os.path.dirname(os.path.dirname(os.path.dirname(
+            os.path.abspath(__file__))))
+        code = ('import sys; before = set(sys.modules); '
+                'import heat_k8s.rendering, heat_k8s.rendering.checksum; '
+                'print(" ".join(sorted(set(sys.modules) - before)))')
+        loaded = subprocess.run([sys.executable, '-c', code], cwd=root,
+                                check=True, capture_output=True,
+                                text=True).stdout.split()
+        self.assertIn('jinja2.sandbox', loaded)   # the check sees imports
+        foreign = [name for name in loaded
+                   if name.split('.')[0] not in sys.stdlib_module_names and
+                   name.split('.')[0] not in ('jinja2', 'markupsafe') and
+                   not name.startswith('heat_k8s.rendering') and
+                   name != 'heat_k8s']
+        self.assertEqual([], foreign)
