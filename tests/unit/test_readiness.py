@@ -15,6 +15,7 @@
 import dataclasses
 import unittest
 
+from heat_k8s.kinds import diagnosis
 from heat_k8s.kinds import readiness
 from tests.unit.fixtures import load
 
@@ -657,11 +658,11 @@ class ExplainTest(unittest.TestCase):
             'app in pod web-5d8f9c7b6d-x2x7k_demo(5b1e0c9a-7d3f-4e2a-9c61-'
             '2f8d4a7b3e10) (x17); Unhealthy: Readiness probe failed: HTTP '
             'probe failed with statuscode: 503 (x3)',
-            readiness.explain(verdict, events))
+            diagnosis.explain(verdict, events))
 
     def test_limit_and_normal_events(self):
         events = load('events_web')['items']
-        found = readiness.warning_events(events, limit=10)
+        found = diagnosis.warning_events(events, limit=10)
         self.assertEqual(4, len(found))
         self.assertTrue(found[-1].startswith('FailedMount'))
         self.assertFalse(any('Pulled' in text for text in found))
@@ -671,16 +672,16 @@ class ExplainTest(unittest.TestCase):
         normal = [e for e in load('events_web')['items']
                   if e['type'] == 'Normal']
         self.assertEqual('claim data is Pending',
-                         readiness.explain(verdict, normal))
+                         diagnosis.explain(verdict, normal))
         self.assertEqual('claim data is Pending',
-                         readiness.explain(verdict, []))
+                         diagnosis.explain(verdict, []))
 
     def test_events_alone(self):
         event = load('events_web')['items'][3]
         self.assertEqual(
             'Warning events: FailedMount: MountVolume.SetUp failed for '
             'volume "config" : configmap "web-config" not found (x2)',
-            readiness.explain(readiness.Verdict(FAILED), [event]))
+            diagnosis.explain(readiness.Verdict(FAILED), [event]))
 
 
 if __name__ == '__main__':
