@@ -14,14 +14,16 @@
 
 """Readiness of live Kubernetes objects: pure functions over their JSON.
 
-One rule per kind, registered in RULES, takes the object as the API server
-returns it plus the related objects named in RELATED, and returns a
-Verdict. Messages say what is not ready yet and why, in the cluster's own
-words (container waiting reasons, exit codes, conditions); they never
-include Secret data. Why pods are not ready is worded in diagnosis,
-conditions spelled as for kubectl wait are in waitfor.
+One rule per kind, named after it and referenced by the kind's declaration
+(kinds.KINDS, ready=...), takes the object as the API server returns it
+plus the related objects the kind declares, and returns a Verdict.
+Messages say what is not ready yet and why, in the cluster's own words
+(container waiting reasons, exit codes, conditions); they never include
+Secret data. Why pods are not ready is worded in diagnosis, conditions
+spelled as for kubectl wait are in waitfor.
 """
 
+from heat_k8s import kinds
 from heat_k8s.kinds import diagnosis
 from heat_k8s.kinds import fields
 from heat_k8s.kinds import verdict
@@ -298,50 +300,16 @@ def namespace(obj, related=None):
                                                 phase or 'not active yet'))
 
 
-RULES = {
-    'Pod': pod,
-    'Job': job,
-    'CronJob': cronjob,
-    'Deployment': deployment,
-    'ReplicaSet': replicaset,
-    'StatefulSet': statefulset,
-    'DaemonSet': daemonset,
-    'Service': service,
-    'PersistentVolumeClaim': persistentvolumeclaim,
-    'Namespace': namespace,
-    'ConfigMap': exists,
-    'Secret': exists,
-}
-
-# What each rule reads from `related` (the resource layer fetches these):
-# DECIDES can change the verdict's state, so it is fetched on every poll;
-# EXPLAINS only says why an object is not ready (pods of a workload), so
-# it is fetched for a failure or a timeout message, not on every poll.
-DECIDES = {kind: frozenset() for kind in RULES}
-DECIDES.update({
-    'Service': frozenset({'endpointslices'}),
-    'PersistentVolumeClaim': frozenset({'storageclass'}),
-})
-EXPLAINS = {kind: frozenset() for kind in RULES}
-EXPLAINS.update({
-    'Job': frozenset({'pods'}),
-    'Deployment': frozenset({'pods'}),
-    'ReplicaSet': frozenset({'pods'}),
-    'StatefulSet': frozenset({'pods'}),
-    'DaemonSet': frozenset({'pods'}),
-})
-RELATED = {kind: DECIDES[kind] | EXPLAINS[kind] for kind in RULES}
-
-
 def evaluate(obj, related=None):
-    """The readiness of a live object; unknown kinds are ready if they exist.
+    """The readiness of a live object by its kind's rule (kinds.KINDS);
+    kinds without one are ready once they exist.
 
     related: {'pods': [...], 'endpointslices': [...], 'storageclass': {...}}
-    as listed in RELATED for the kind.
+    as the kind declares them (decides, explains).
     """
     if not obj:
         return _failed('object not found')
-    result = RULES.get(obj.get('kind'), exists)(obj, related or {})
+    result = kinds.declared(obj.get('kind')).ready(obj, related or {})
     metadata = obj.get('metadata') or {}
     if result.state == PROGRESSING and metadata.get('deletionTimestamp'):
         # An object on its way out will never become ready.

@@ -36,6 +36,7 @@ from oslo_log import log as logging
 from heat_k8s import kinds
 from heat_k8s.client import kube as kube_mod
 from heat_k8s.client import plugin as client
+from heat_k8s.kinds import fields
 from heat_k8s.kinds import immutable
 from heat_k8s.kinds import naming
 from heat_k8s.kinds import readiness
@@ -57,7 +58,7 @@ POLL_LATENESS = 0.25  # next poll after this fraction of the time waited
 TRANSIENT = (0, 429, 500, 502, 503, 504)
 
 # Suspend strategies
-SCALE, SUSPEND_FIELD = 'scale', 'suspend'
+SCALE, SUSPEND_FIELD = kinds.SCALE, kinds.SUSPEND_FIELD
 
 PROPERTIES = (
     NAME, NAMESPACE, LABELS, ANNOTATIONS, CLUSTER, WAIT, TIMEOUT,
@@ -77,10 +78,6 @@ Attr = collections.namedtuple('Attr', 'description type get source',
                               defaults=('live',))
 
 
-def status_of(obj):
-    return obj.get('status') or {}
-
-
 COMMON_ATTRIBUTES = {
     NAME_ATTR: Attr('Name of the object.', attributes.Schema.STRING,
                     lambda obj: obj['metadata']['name']),
@@ -97,7 +94,8 @@ COMMON_ATTRIBUTES = {
 
 
 READY_REPLICAS = Attr('Number of ready pods.', attributes.Schema.INTEGER,
-                      lambda obj: status_of(obj).get('readyReplicas', 0))
+                      lambda obj: fields.status_of(obj).get(
+                          'readyReplicas', 0))
 
 
 def common_properties(namespaced=True):
@@ -309,8 +307,8 @@ class KubernetesResource(sensitive.Fingerprinted, resource.Resource):
         props = self.properties
         kind = self.kind_of(props)
         if props[NAME]:
-            error = naming.validate(props[NAME], naming.NAME_RULE.get(
-                kind, naming.DEFAULT_RULE), naming.max_length(kind))
+            error = naming.validate(props[NAME], naming.rule(kind),
+                                    naming.max_length(kind))
             if error:
                 raise self._invalid('%s name %r: %s' % (kind, props[NAME],
                                                         error), NAME)
@@ -739,9 +737,9 @@ class KubernetesResource(sensitive.Fingerprinted, resource.Resource):
         for a failure, or when explain is true for a verdict not READY.
         """
         kind = obj['kind']
-        deciding = readiness.DECIDES.get(kind, frozenset())
+        deciding = kinds.declared(kind).decides
         result = readiness.evaluate(obj, kube.related(obj, deciding))
-        explaining = readiness.EXPLAINS.get(kind, frozenset())
+        explaining = kinds.declared(kind).explains
         if explaining and (result.state == readiness.FAILED or (
                 explain and result.state != readiness.READY)):
             result = readiness.evaluate(
@@ -795,7 +793,7 @@ class KubernetesResource(sensitive.Fingerprinted, resource.Resource):
         which its own watch would not show."""
         return (CONF.kubernetes.watch_seconds > 0 and
                 state['deadline'] - time.time() >= 1 and
-                not readiness.DECIDES.get(obj['kind']))
+                not kinds.declared(obj['kind']).decides)
 
     def _watch(self, obj, state):
         """The object's versions as it changes ([kubernetes] watch_seconds,
