@@ -123,7 +123,8 @@ DECLARATIONS = (
          'clusterrolebindings', namespaced=False,
          immutable=(immutable.Rule('roleRef'),)),
     Kind('StorageClass', 'storage.k8s.io/v1', 'storageclasses',
-         namespaced=False, immutable=tuple(immutable.Rule(field) for field in (
+         namespaced=False,
+         immutable=tuple(immutable.Rule(field) for field in (
              'provisioner', 'parameters', 'reclaimPolicy',
              'volumeBindingMode'))),
     Kind('ServiceAccount', 'v1', 'serviceaccounts'),
