@@ -153,8 +153,8 @@ class Kube:
         found = {}
         for res in doc.get('resources', []):
             if '/' not in res['name']:  # skip subresources
-                found[res['kind']] = kinds.Kind(api_version, res['name'],
-                                                res['namespaced'])
+                found[res['kind']] = kinds.Kind(res['kind'], api_version,
+                                                res['name'], res['namespaced'])
         return found
 
     def path(self, api_version, kind, namespace=None, name=None):
@@ -357,7 +357,7 @@ class Kube:
     }
 
     def related(self, obj, names):
-        """{name: fetched objects} for readiness.RELATED names."""
+        """{name: fetched objects} for the related objects a kind declares."""
         result = {}
         for name in sorted(names):
             fetch = self.RELATED.get(name)

@@ -12,55 +12,152 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Built-in Kubernetes kinds: API version, REST plural, scope.
+"""What Kubernetes says about each kind, one declaration per kind.
 
-Requests for these kinds need no API discovery. Other kinds (custom
-resources, kinds of other API versions) are discovered per endpoint.
+KINDS holds a Kind for every built-in kind Heat may meet: where the API
+serves it (apiVersion, plural, scope), the API server's name rule, the
+fields that cannot change in place, the readiness rule and the related
+objects that decide or explain readiness, and how Heat suspends it. The
+modules of this package (readiness, immutable, naming) read it; requests
+for these kinds need no API discovery, while other kinds (custom
+resources, other API versions) are discovered per endpoint.
+
+This layer is pure: it imports no Heat and makes no request.
 """
 
-import collections
+import dataclasses
+import typing
 
-Kind = collections.namedtuple('Kind', 'api_version plural namespaced')
+# readiness and immutable read KINDS when called, never at import.
+from heat_k8s.kinds import immutable
+from heat_k8s.kinds import readiness
 
-KINDS = {
-    'Namespace': Kind('v1', 'namespaces', False),
-    'ConfigMap': Kind('v1', 'configmaps', True),
-    'Secret': Kind('v1', 'secrets', True),
-    'Pod': Kind('v1', 'pods', True),
-    'Service': Kind('v1', 'services', True),
-    'ServiceAccount': Kind('v1', 'serviceaccounts', True),
-    'PersistentVolumeClaim': Kind('v1', 'persistentvolumeclaims', True),
-    'PersistentVolume': Kind('v1', 'persistentvolumes', False),
-    'Endpoints': Kind('v1', 'endpoints', True),
-    'Event': Kind('v1', 'events', True),
-    'LimitRange': Kind('v1', 'limitranges', True),
-    'ResourceQuota': Kind('v1', 'resourcequotas', True),
-    'Node': Kind('v1', 'nodes', False),
-    'Deployment': Kind('apps/v1', 'deployments', True),
-    'StatefulSet': Kind('apps/v1', 'statefulsets', True),
-    'DaemonSet': Kind('apps/v1', 'daemonsets', True),
-    'ReplicaSet': Kind('apps/v1', 'replicasets', True),
-    'Job': Kind('batch/v1', 'jobs', True),
-    'CronJob': Kind('batch/v1', 'cronjobs', True),
-    'EndpointSlice': Kind('discovery.k8s.io/v1', 'endpointslices', True),
-    'Ingress': Kind('networking.k8s.io/v1', 'ingresses', True),
-    'IngressClass': Kind('networking.k8s.io/v1', 'ingressclasses', False),
-    'NetworkPolicy': Kind('networking.k8s.io/v1', 'networkpolicies', True),
-    'StorageClass': Kind('storage.k8s.io/v1', 'storageclasses', False),
-    'Role': Kind('rbac.authorization.k8s.io/v1', 'roles', True),
-    'RoleBinding': Kind('rbac.authorization.k8s.io/v1', 'rolebindings',
-                        True),
-    'ClusterRole': Kind('rbac.authorization.k8s.io/v1', 'clusterroles',
-                        False),
-    'ClusterRoleBinding': Kind('rbac.authorization.k8s.io/v1',
-                               'clusterrolebindings', False),
-    'HorizontalPodAutoscaler': Kind('autoscaling/v2',
-                                    'horizontalpodautoscalers', True),
-    'PodDisruptionBudget': Kind('policy/v1', 'poddisruptionbudgets', True),
-    'PriorityClass': Kind('scheduling.k8s.io/v1', 'priorityclasses', False),
-    'CustomResourceDefinition': Kind('apiextensions.k8s.io/v1',
-                                     'customresourcedefinitions', False),
-}
+# How Heat suspends a kind: scale it to zero, or set spec.suspend.
+SCALE, SUSPEND_FIELD = 'scale', 'suspend'
+
+# Related objects (fetched by the client layer, read by readiness rules).
+PODS = frozenset({'pods'})                      # a workload's pods
+ENDPOINTSLICES = frozenset({'endpointslices'})  # a Service's endpoints
+STORAGECLASS = frozenset({'storageclass'})      # a claim's storage class
+
+
+@dataclasses.dataclass(frozen=True)
+class Kind:
+    name: str                   # e.g. 'Job'
+    api_version: str            # e.g. 'batch/v1'
+    plural: str                 # REST resource, e.g. 'jobs'
+    namespaced: bool = True
+    name_rule: str = 'subdomain'    # naming rule the API server applies
+    name_max_len: int = 63          # longest name Heat accepts or generates
+    immutable: tuple = ()           # immutable.Rule: a change replaces
+    ready: typing.Callable = readiness.exists   # (obj, related) -> Verdict
+    decides: frozenset = frozenset()    # related objects read on every poll
+    explains: frozenset = frozenset()   # read for a failure or timeout only
+    suspend: str | None = None          # SCALE, SUSPEND_FIELD or None
+
+    @property
+    def related(self):
+        """Every related object the readiness rule may read."""
+        return self.decides | self.explains
+
+
+DECLARATIONS = (
+    # --- kinds with an OS::Kubernetes::* type ---------------------------
+    Kind('Namespace', 'v1', 'namespaces', namespaced=False,
+         name_rule='label', ready=readiness.namespace),
+    Kind('ConfigMap', 'v1', 'configmaps',
+         immutable=immutable.locked_by_immutable('data', 'binaryData')),
+    Kind('Secret', 'v1', 'secrets',
+         immutable=immutable.locked_by_immutable('data', 'stringData') + (
+             immutable.Rule('type'),)),
+    Kind('Pod', 'v1', 'pods',
+         immutable=immutable.spec_except(
+             'containers[*].image', 'initContainers[*].image',
+             'activeDeadlineSeconds', 'tolerations'),
+         ready=readiness.pod),
+    Kind('Job', 'batch/v1', 'jobs',
+         name_max_len=63,  # pods carry the name as a label value
+         # completions stays immutable even though elastic Indexed Jobs
+         # may change it together with parallelism.
+         immutable=immutable.spec(
+             'template', 'selector', 'completions', 'completionMode',
+             'podFailurePolicy', 'backoffLimitPerIndex', 'managedBy',
+             'successPolicy'),
+         ready=readiness.job, explains=PODS, suspend=SUSPEND_FIELD),
+    Kind('CronJob', 'batch/v1', 'cronjobs',
+         name_max_len=52,  # Jobs are named <cronjob>-<11 characters>
+         ready=readiness.cronjob, suspend=SUSPEND_FIELD),
+    Kind('Deployment', 'apps/v1', 'deployments',
+         immutable=immutable.spec('selector'),
+         ready=readiness.deployment, explains=PODS, suspend=SCALE),
+    Kind('StatefulSet', 'apps/v1', 'statefulsets',
+         name_max_len=52,  # controller-revision-hash label <name>-<hash>
+         # Only these spec fields may change; the rest
+         # (volumeClaimTemplates, serviceName, podManagementPolicy,
+         # selector) not.
+         immutable=immutable.spec_except(
+             'replicas', 'ordinals', 'template', 'updateStrategy',
+             'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy',
+             'minReadySeconds'),
+         ready=readiness.statefulset, explains=PODS, suspend=SCALE),
+    Kind('DaemonSet', 'apps/v1', 'daemonsets',
+         immutable=immutable.spec('selector'),
+         ready=readiness.daemonset, explains=PODS),
+    Kind('Service', 'v1', 'services', name_rule='dns1035-label',
+         immutable=immutable.spec('clusterIP', 'clusterIPs') + (
+             immutable.Rule('spec.type', values=('ExternalName',)),),
+         ready=readiness.service, decides=ENDPOINTSLICES),
+    Kind('PersistentVolumeClaim', 'v1', 'persistentvolumeclaims',
+         # Storage can grow in place (volume expansion).
+         immutable=immutable.spec_except('resources.requests',
+                                         'volumeAttributesClassName'),
+         ready=readiness.persistentvolumeclaim, decides=STORAGECLASS),
+
+    # --- kinds met through OS::Kubernetes::Resource or as related objects
+    Kind('ReplicaSet', 'apps/v1', 'replicasets',
+         immutable=immutable.spec('selector'),
+         ready=readiness.replicaset, explains=PODS),
+    Kind('RoleBinding', 'rbac.authorization.k8s.io/v1', 'rolebindings',
+         immutable=(immutable.Rule('roleRef'),)),
+    Kind('ClusterRoleBinding', 'rbac.authorization.k8s.io/v1',
+         'clusterrolebindings', namespaced=False,
+         immutable=(immutable.Rule('roleRef'),)),
+    Kind('StorageClass', 'storage.k8s.io/v1', 'storageclasses',
+         namespaced=False,
+         immutable=tuple(immutable.Rule(field) for field in (
+             'provisioner', 'parameters', 'reclaimPolicy',
+             'volumeBindingMode'))),
+    Kind('ServiceAccount', 'v1', 'serviceaccounts'),
+    Kind('PersistentVolume', 'v1', 'persistentvolumes', namespaced=False),
+    Kind('Endpoints', 'v1', 'endpoints'),
+    Kind('Event', 'v1', 'events'),
+    Kind('LimitRange', 'v1', 'limitranges'),
+    Kind('ResourceQuota', 'v1', 'resourcequotas'),
+    Kind('Node', 'v1', 'nodes', namespaced=False),
+    Kind('EndpointSlice', 'discovery.k8s.io/v1', 'endpointslices'),
+    Kind('Ingress', 'networking.k8s.io/v1', 'ingresses'),
+    Kind('IngressClass', 'networking.k8s.io/v1', 'ingressclasses',
+         namespaced=False),
+    Kind('NetworkPolicy', 'networking.k8s.io/v1', 'networkpolicies'),
+    Kind('Role', 'rbac.authorization.k8s.io/v1', 'roles'),
+    Kind('ClusterRole', 'rbac.authorization.k8s.io/v1', 'clusterroles',
+         namespaced=False),
+    Kind('HorizontalPodAutoscaler', 'autoscaling/v2',
+         'horizontalpodautoscalers'),
+    Kind('PodDisruptionBudget', 'policy/v1', 'poddisruptionbudgets'),
+    Kind('PriorityClass', 'scheduling.k8s.io/v1', 'priorityclasses',
+         namespaced=False),
+    Kind('CustomResourceDefinition', 'apiextensions.k8s.io/v1',
+         'customresourcedefinitions', namespaced=False),
+)
+
+KINDS = {kind.name: kind for kind in DECLARATIONS}
+
+
+def declared(name):
+    """The declaration of a kind; for a kind not in KINDS (a custom
+    resource), one with only the rules every kind has."""
+    return KINDS.get(name) or Kind(name, None, None)
 
 
 def builtin(api_version, kind):

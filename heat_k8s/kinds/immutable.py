@@ -14,21 +14,25 @@
 
 """Fields Kubernetes will not change in place: a change needs a new object.
 
-Heat compares the old desired manifest with the new one (never the live
-object, so server defaults do not count) and replaces the resource when a
-rule below sees a difference. is_immutable_error() recognises the API
-server's answer for whatever the table misses.
+Each kind declares its rules (kinds.KINDS, immutable=...); EVERY_KIND
+holds the rules all kinds share. Heat compares the old desired manifest
+with the new one (never the live object, so server defaults do not count)
+and replaces the resource when a rule sees a difference.
+is_immutable_error() recognises the API server's answer for whatever the
+rules miss.
 """
 
 import copy
 import json
 import re
 
+from heat_k8s import kinds
+
 
 class Rule(str):
     """A dotted path that cannot change in place; refinements are data.
 
-    A str, so IMMUTABLE reads as tuples of paths. Attributes:
+    A str, so a kind declares tuples of paths. Attributes:
       exceptions  paths under this one that may change in place;
                   '[*]' stands for every item of a list
       when_old    a path in the OLD manifest that must be true for the rule
@@ -44,49 +48,24 @@ class Rule(str):
         return rule
 
 
-def _spec(*fields):
+def spec(*fields):
+    """Rules for these fields of the spec."""
     return tuple(Rule('spec.' + field) for field in fields)
 
 
-def _spec_except(*fields):
+def spec_except(*fields):
+    """One rule for the whole spec but these fields."""
     return (Rule('spec', exceptions=tuple('spec.' + f for f in fields)),)
 
 
-def _locked_by_immutable(*fields):
+def locked_by_immutable(*fields):
+    """Rules for fields an object's own immutable: true locks, and it."""
     return tuple(Rule(field, when_old='immutable')
                  for field in fields + ('immutable',))
 
 
-IMMUTABLE = {
-    '*': (Rule('kind'), Rule('metadata.name'), Rule('metadata.namespace')),
-    'Pod': _spec_except('containers[*].image', 'initContainers[*].image',
-                        'activeDeadlineSeconds', 'tolerations'),
-    # completions stays immutable even though elastic Indexed Jobs may
-    # change it together with parallelism.
-    'Job': _spec('template', 'selector', 'completions', 'completionMode',
-                 'podFailurePolicy', 'backoffLimitPerIndex', 'managedBy',
-                 'successPolicy'),
-    'Deployment': _spec('selector'),
-    'ReplicaSet': _spec('selector'),
-    'DaemonSet': _spec('selector'),
-    # Only these StatefulSet spec fields may change; the rest
-    # (volumeClaimTemplates, serviceName, podManagementPolicy, selector) not.
-    'StatefulSet': _spec_except(
-        'replicas', 'ordinals', 'template', 'updateStrategy',
-        'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy',
-        'minReadySeconds'),
-    'Service': _spec('clusterIP', 'clusterIPs') + (
-        Rule('spec.type', values=('ExternalName',)),),
-    # Storage can grow in place (volume expansion).
-    'PersistentVolumeClaim': _spec_except('resources.requests',
-                                          'volumeAttributesClassName'),
-    'ConfigMap': _locked_by_immutable('data', 'binaryData'),
-    'Secret': _locked_by_immutable('data', 'stringData') + (Rule('type'),),
-    'RoleBinding': (Rule('roleRef'),),
-    'ClusterRoleBinding': (Rule('roleRef'),),
-    'StorageClass': tuple(Rule(field) for field in (
-        'provisioner', 'parameters', 'reclaimPolicy', 'volumeBindingMode')),
-}
+# The rules for every kind; each kind's own are in its declaration.
+EVERY_KIND = (Rule('kind'), Rule('metadata.name'), Rule('metadata.namespace'))
 
 _MISSING = object()
 
@@ -140,6 +119,8 @@ def _comparable(rule, value):
     return value
 
 
+# Not jsonpatch.make_patch: it would report the removal of a parent of an
+# exception (spec.resources of spec.resources.requests) and no old values.
 def _differences(rule, old, new):
     before = _comparable(rule, _get(old, rule))
     after = _comparable(rule, _get(new, rule))
@@ -158,7 +139,7 @@ def _differences(rule, old, new):
 
 def rules(kind):
     """The rules for kind, including those for every kind."""
-    return IMMUTABLE['*'] + IMMUTABLE.get(kind, ())
+    return EVERY_KIND + kinds.declared(kind).immutable
 
 
 def replacement_paths(kind, old, new):

@@ -16,11 +16,14 @@
 
 Generated names are DNS-1035 labels (lowercase, start with a letter, at
 most 63 characters), valid for every kind, and unique per physical
-resource through Heat's short id, which is always kept whole.
+resource through Heat's short id, which is always kept whole. Each kind
+declares the API server's rule for its names (kinds.KINDS, name_rule).
 """
 
 import collections
 import re
+
+from heat_k8s import kinds
 
 _NameRule = collections.namedtuple('_NameRule', 'max_len regex description')
 
@@ -46,34 +49,14 @@ _RULES = {
         r"validation is '%s(\.%s)*')" % (_LABEL, _LABEL)),
 }
 
-# The API server's name rule per kind; other kinds use DEFAULT_RULE.
-DEFAULT_RULE = 'subdomain'
-NAME_RULE = {
-    'Namespace': 'label',
-    'Service': 'dns1035-label',
-    'Pod': 'subdomain',
-    'Job': 'subdomain',
-    'CronJob': 'subdomain',
-    'Deployment': 'subdomain',
-    'ReplicaSet': 'subdomain',
-    'StatefulSet': 'subdomain',
-    'DaemonSet': 'subdomain',
-    'ConfigMap': 'subdomain',
-    'Secret': 'subdomain',
-    'PersistentVolumeClaim': 'subdomain',
-}
-
-# Kinds whose controllers derive longer names or labels from the name.
-NAME_MAX_LEN = {
-    'CronJob': 52,      # Jobs are named <cronjob>-<11 characters>
-    'Job': 63,          # pods carry the name as a label value
-    'StatefulSet': 52,  # controller-revision-hash label <name>-<hash>
-}
+def rule(kind):
+    """The API server's name rule for kind (its declaration's name_rule)."""
+    return kinds.declared(kind).name_rule
 
 
 def max_length(kind):
-    """The longest name to generate for kind."""
-    return NAME_MAX_LEN.get(kind, 63)
+    """The longest name to generate or accept for kind."""
+    return kinds.declared(kind).name_max_len
 
 
 def _sanitize(text):

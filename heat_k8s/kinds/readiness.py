@@ -14,22 +14,26 @@
 
 """Readiness of live Kubernetes objects: pure functions over their JSON.
 
-One rule per kind, registered in RULES, takes the object as the API server
-returns it plus the related objects named in RELATED, and returns a
-Verdict. Messages say what is not ready yet and why, in the cluster's own
-words (container waiting reasons, exit codes, conditions); they never
-include Secret data. Conditions spelled as for kubectl wait are in waitfor.
+One rule per kind, named after it and referenced by the kind's declaration
+(kinds.KINDS, ready=...), takes the object as the API server returns it
+plus the related objects the kind declares, and returns a Verdict.
+Messages say what is not ready yet and why, in the cluster's own words
+(container waiting reasons, exit codes, conditions); they never include
+Secret data. Why pods are not ready is worded in diagnosis, conditions
+spelled as for kubectl wait are in waitfor.
 """
 
-import datetime
-
+from heat_k8s import kinds
+from heat_k8s.kinds import diagnosis
+from heat_k8s.kinds import fields
 from heat_k8s.kinds import verdict
 from heat_k8s.kinds import waitfor
 
-# Re-exported: callers use readiness.READY, readiness.Verdict and the
-# kubectl-wait conditions (now in waitfor) through this module.
+# Re-exported: callers use readiness.READY, readiness.Verdict, the
+# kubectl-wait conditions (waitfor) and explain (diagnosis) through here.
 READY, PROGRESSING, FAILED = verdict.READY, verdict.PROGRESSING, verdict.FAILED
 Verdict = verdict.Verdict
+explain = diagnosis.explain
 WaitCondition = waitfor.WaitCondition
 parse_wait_for = waitfor.parse_wait_for
 wait_for = waitfor.wait_for
@@ -37,34 +41,10 @@ wait_for = waitfor.wait_for
 # Short names for the verdict vocabulary the rules below use throughout.
 _ready, _progressing, _failed = (verdict.ready, verdict.progressing,
                                  verdict.failed)
-_join, _clip, _reason = verdict.join, verdict.clip, verdict.reason
-
-# Caps that keep a message readable when many pods or events are bad.
-MAX_POD_PROBLEMS = 3
-MAX_EVENTS = 3
-
-# Waiting reasons that are normal steps of starting a container.
-_STARTING = frozenset({'ContainerCreating', 'PodInitializing'})
-
-
-def _name(obj):
-    return (obj.get('metadata') or {}).get('name', '?')
-
-
-def _spec(obj):
-    return obj.get('spec') or {}
-
-
-def _status(obj):
-    return obj.get('status') or {}
-
-
-def _conditions(obj):
-    return {c.get('type'): c for c in _status(obj).get('conditions') or ()}
-
-
-def _is_true(condition):
-    return bool(condition) and condition.get('status') == 'True'
+_join, _reason = verdict.join, verdict.reason
+_name, _spec, _status = fields.name_of, fields.spec_of, fields.status_of
+_conditions, _is_true = fields.conditions_of, fields.is_true
+_pod_problems = diagnosis.pod_problems
 
 
 def _generation_pending(obj):
@@ -76,109 +56,6 @@ def _generation_pending(obj):
     return ('waiting for the controller to observe generation %s '
             '(observed: %s)' % (generation,
                                 'none' if observed is None else observed))
-
-
-# --- why pods are not ready ------------------------------------------------
-
-def _exit(terminated):
-    text = 'exit code %s' % terminated.get('exitCode')
-    if terminated.get('reason') not in (None, '', 'Error', 'Completed'):
-        text += ' (%s)' % terminated['reason']
-    if terminated.get('message'):
-        text += ': ' + _clip(terminated['message'])
-    return text
-
-
-def probe_text(probe):
-    """A readiness probe in a few words, as the pod spec has it."""
-    if not probe:
-        return None
-    if 'httpGet' in probe:
-        get = probe['httpGet']
-        return 'httpGet %s on port %s' % (get.get('path', '/'),
-                                          get.get('port'))
-    if 'exec' in probe:
-        return 'exec %s' % _clip(' '.join(
-            str(a) for a in (probe['exec'].get('command') or ())))
-    if 'tcpSocket' in probe:
-        return 'tcpSocket on port %s' % probe['tcpSocket'].get('port')
-    if 'grpc' in probe:
-        return 'grpc on port %s' % probe['grpc'].get('port')
-    return None
-
-
-def _container_problem(container, init, probe=None):
-    """(rank, text) for a container that is not fine; rank 0 is worse."""
-    state = container.get('state') or {}
-    last = (container.get('lastState') or {}).get('terminated')
-    if 'terminated' in state:
-        terminated = state['terminated'] or {}
-        if not terminated.get('exitCode'):
-            return None
-        text = 'terminated with ' + _exit(terminated)
-        restarts = container.get('restartCount') or 0
-        if restarts:
-            # A 1.36 kubelet reports a container in back-off as terminated,
-            # not waiting in CrashLoopBackOff.
-            text = 'crash loop, restarted %d times, %s' % (restarts, text)
-        return 0, text
-    if 'waiting' in state:
-        waiting = state['waiting'] or {}
-        rank = 1 if waiting.get('reason') in _STARTING else 0
-        text = _reason(waiting) or 'waiting'
-    elif init:
-        rank, text = 1, 'still running'
-    elif not container.get('ready'):
-        rank, text = 1, 'running but not ready'
-        if probe:
-            text += ' (readiness probe %s not passing)' % probe
-    else:
-        return None
-    if last:
-        text += ' (last %s)' % _exit(last)
-    return rank, text
-
-
-def _problems_of(pod):
-    name = _name(pod)
-    status = _status(pod)
-    found = []
-    if status.get('phase') == 'Failed' and status.get('reason'):
-        found.append((0, 'pod %s failed: %s' % (name, _reason(status))))
-    scheduled = _conditions(pod).get('PodScheduled')
-    if scheduled and scheduled.get('status') == 'False':
-        found.append((0, 'pod %s not scheduled: %s' % (name,
-                                                       _reason(scheduled))))
-    probes = {c.get('name'): probe_text(c.get('readinessProbe'))
-              for c in _spec(pod).get('containers') or ()}
-    for label, key in (('init container', 'initContainerStatuses'),
-                       ('container', 'containerStatuses')):
-        for container in status.get(key) or ():
-            problem = _container_problem(
-                container, label != 'container',
-                probes.get(container.get('name'))
-                if label == 'container' else None)
-            if problem:
-                found.append((problem[0], 'pod %s %s %s: %s' % (
-                    name, label, container.get('name'), problem[1])))
-    return found
-
-
-def pod_problems(pods, limit=MAX_POD_PROBLEMS):
-    """Why these pods are not ready or failed, worst first, at most limit."""
-    found = []
-    for pod in pods or ():
-        if not (pod.get('metadata') or {}).get('deletionTimestamp'):
-            found.extend(_problems_of(pod))
-    texts = [text for _, text in sorted(found, key=lambda p: p[0])]
-    if len(texts) > limit:
-        texts = texts[:limit] + ['and %d more' % (len(texts) - limit)]
-    return texts
-
-
-def _failed_first(pods):
-    return sorted(pods or (),
-                  key=lambda pod: _status(pod).get('phase') != 'Failed')
 
 
 def _replica_gaps(want, ready, available=None, updated=None, total=None,
@@ -213,7 +90,7 @@ def pod(obj, related=None):
     phase = status.get('phase') or 'Pending'
     if phase == 'Succeeded':
         return _ready('pod %s completed' % name)
-    problems = pod_problems([obj])
+    problems = _pod_problems([obj])
     if phase == 'Failed':
         return _failed(_join('pod %s failed' % name, *problems))
     conditions = _conditions(obj)
@@ -239,7 +116,7 @@ def job(obj, related=None):
         if _is_true(conditions.get(kind)):
             return _failed(_join(
                 'job %s failed: %s' % (name, _reason(conditions[kind])),
-                *pod_problems(_failed_first(pods))))
+                *_pod_problems(diagnosis.failed_first(pods))))
     if spec.get('suspend'):
         return _progressing('job %s is suspended (spec.suspend is true)'
                             % name)
@@ -249,7 +126,7 @@ def job(obj, related=None):
         status.get('active', 0), status.get('failed', 0),
         spec.get('backoffLimit', 6))
     return _progressing(_join('job %s is running: %s' % (name, progress),
-                              *pod_problems(pods)))
+                              *_pod_problems(pods)))
 
 
 def cronjob(obj, related=None):
@@ -262,44 +139,41 @@ def cronjob(obj, related=None):
                                                       spec.get('schedule')))
 
 
-def deployment(obj, related=None):
-    name, spec, status = _name(obj), _spec(obj), _status(obj)
-    pending = _generation_pending(obj)
-    if pending:
-        return _progressing(pending)
-    problems = pod_problems((related or {}).get('pods'))
-    progressing = _conditions(obj).get('Progressing') or {}
-    if progressing.get('reason') == 'ProgressDeadlineExceeded':
-        return _failed(_join('deployment %s rollout failed: %s'
-                             % (name, _reason(progressing)), *problems))
-    want = spec.get('replicas', 1)
-    gaps = _replica_gaps(want, status.get('readyReplicas', 0),
-                         available=status.get('availableReplicas', 0),
-                         updated=status.get('updatedReplicas', 0),
-                         total=status.get('replicas', 0))
-    if not gaps:
-        return _ready('%d/%d replicas ready' % (want, want))
-    if spec.get('paused'):
-        gaps.append('rollout is paused (spec.paused is true)')
-    return _progressing(_join(', '.join(gaps),
-                              _condition_failure(obj, 'ReplicaFailure'),
-                              *problems))
-
-
-def replicaset(obj, related=None):
+def _replicas_rolled_out(obj, related, updated=False, note=''):
+    """Deployment and ReplicaSet: every replica ready and available, and
+    with updated=True also of the newest revision."""
     spec, status = _spec(obj), _status(obj)
     pending = _generation_pending(obj)
     if pending:
         return _progressing(pending)
     want = spec.get('replicas', 1)
-    gaps = _replica_gaps(want, status.get('readyReplicas', 0),
-                         available=status.get('availableReplicas', 0),
-                         total=status.get('replicas', 0))
+    gaps = _replica_gaps(
+        want, status.get('readyReplicas', 0),
+        available=status.get('availableReplicas', 0),
+        updated=status.get('updatedReplicas', 0) if updated else None,
+        total=status.get('replicas', 0))
     if not gaps:
         return _ready('%d/%d replicas ready' % (want, want))
-    return _progressing(_join(', '.join(gaps),
+    return _progressing(_join(', '.join(gaps + [note] if note else gaps),
                               _condition_failure(obj, 'ReplicaFailure'),
-                              *pod_problems((related or {}).get('pods'))))
+                              *_pod_problems((related or {}).get('pods'))))
+
+
+def deployment(obj, related=None):
+    progressing = _conditions(obj).get('Progressing') or {}
+    if not _generation_pending(obj) and (
+            progressing.get('reason') == 'ProgressDeadlineExceeded'):
+        return _failed(_join('deployment %s rollout failed: %s' % (
+            _name(obj), _reason(progressing)),
+            *_pod_problems((related or {}).get('pods'))))
+    paused = _spec(obj).get('paused')
+    return _replicas_rolled_out(
+        obj, related, updated=True,
+        note='rollout is paused (spec.paused is true)' if paused else '')
+
+
+def replicaset(obj, related=None):
+    return _replicas_rolled_out(obj, related)
 
 
 def statefulset(obj, related=None):
@@ -327,7 +201,7 @@ def statefulset(obj, related=None):
     if not gaps:
         return _ready('%d/%d replicas ready' % (want, want))
     return _progressing(_join(', '.join(gaps),
-                              *pod_problems((related or {}).get('pods'))))
+                              *_pod_problems((related or {}).get('pods'))))
 
 
 def daemonset(obj, related=None):
@@ -347,7 +221,7 @@ def daemonset(obj, related=None):
             return _ready('daemonset %s has no node to run on' % name)
         return _ready('%d/%d pods ready' % (desired, desired))
     return _progressing(_join(', '.join(gaps),
-                              *pod_problems((related or {}).get('pods'))))
+                              *_pod_problems((related or {}).get('pods'))))
 
 
 def _endpoint_counts(service_name, slices):
@@ -426,50 +300,16 @@ def namespace(obj, related=None):
                                                 phase or 'not active yet'))
 
 
-RULES = {
-    'Pod': pod,
-    'Job': job,
-    'CronJob': cronjob,
-    'Deployment': deployment,
-    'ReplicaSet': replicaset,
-    'StatefulSet': statefulset,
-    'DaemonSet': daemonset,
-    'Service': service,
-    'PersistentVolumeClaim': persistentvolumeclaim,
-    'Namespace': namespace,
-    'ConfigMap': exists,
-    'Secret': exists,
-}
-
-# What each rule reads from `related` (the resource layer fetches these):
-# DECIDES can change the verdict's state, so it is fetched on every poll;
-# EXPLAINS only says why an object is not ready (pods of a workload), so
-# it is fetched for a failure or a timeout message, not on every poll.
-DECIDES = {kind: frozenset() for kind in RULES}
-DECIDES.update({
-    'Service': frozenset({'endpointslices'}),
-    'PersistentVolumeClaim': frozenset({'storageclass'}),
-})
-EXPLAINS = {kind: frozenset() for kind in RULES}
-EXPLAINS.update({
-    'Job': frozenset({'pods'}),
-    'Deployment': frozenset({'pods'}),
-    'ReplicaSet': frozenset({'pods'}),
-    'StatefulSet': frozenset({'pods'}),
-    'DaemonSet': frozenset({'pods'}),
-})
-RELATED = {kind: DECIDES[kind] | EXPLAINS[kind] for kind in RULES}
-
-
 def evaluate(obj, related=None):
-    """The readiness of a live object; unknown kinds are ready if they exist.
+    """The readiness of a live object by its kind's rule (kinds.KINDS);
+    kinds without one are ready once they exist.
 
     related: {'pods': [...], 'endpointslices': [...], 'storageclass': {...}}
-    as listed in RELATED for the kind.
+    as the kind declares them (decides, explains).
     """
     if not obj:
         return _failed('object not found')
-    result = RULES.get(obj.get('kind'), exists)(obj, related or {})
+    result = kinds.declared(obj.get('kind')).ready(obj, related or {})
     metadata = obj.get('metadata') or {}
     if result.state == PROGRESSING and metadata.get('deletionTimestamp'):
         # An object on its way out will never become ready.
@@ -480,55 +320,3 @@ def evaluate(obj, related=None):
             result.message))
     return result
 
-
-# --- events ----------------------------------------------------------------
-
-_EPOCH = datetime.datetime.min.replace(tzinfo=datetime.timezone.utc)
-
-
-def _event_time(event):
-    series = event.get('series') or {}
-    for stamp in (series.get('lastObservedTime'), event.get('lastTimestamp'),
-                  event.get('deprecatedLastTimestamp'), event.get('eventTime'),
-                  event.get('firstTimestamp'),
-                  (event.get('metadata') or {}).get('creationTimestamp')):
-        if stamp:
-            try:
-                moment = datetime.datetime.fromisoformat(stamp)
-            except (TypeError, ValueError):
-                continue
-            if moment.tzinfo is None:
-                moment = moment.replace(tzinfo=datetime.timezone.utc)
-            return moment
-    return _EPOCH
-
-
-def _event_count(event):
-    series = event.get('series') or {}
-    return (series.get('count') or event.get('count')
-            or event.get('deprecatedCount') or 1)
-
-
-def warning_events(events, limit=MAX_EVENTS):
-    """Distinct Warning events as text, most recent first, at most limit."""
-    seen = {}
-    for event in sorted(events or (), key=_event_time, reverse=True):
-        if event.get('type') != 'Warning':
-            continue
-        key = (event.get('reason'), event.get('message') or event.get('note'))
-        seen[key] = seen.get(key, 0) + _event_count(event)
-    texts = []
-    for (reason, message), count in list(seen.items())[:limit]:
-        text = _clip(': '.join(str(p) for p in (reason, message) if p))
-        texts.append(text + (' (x%d)' % count if count > 1 else ''))
-    return texts
-
-
-def explain(result, events):
-    """A verdict's message followed by recent Warning events."""
-    found = warning_events(events)
-    if not found:
-        return result.message
-    text = 'Warning events: ' + '; '.join(found)
-    message = result.message.rstrip('. ')
-    return '%s. %s' % (message, text) if message else text

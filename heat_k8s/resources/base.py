@@ -36,6 +36,7 @@ from oslo_log import log as logging
 from heat_k8s import kinds
 from heat_k8s.client import kube as kube_mod
 from heat_k8s.client import plugin as client
+from heat_k8s.kinds import fields
 from heat_k8s.kinds import immutable
 from heat_k8s.kinds import naming
 from heat_k8s.kinds import readiness
@@ -56,7 +57,7 @@ RESOURCE_UUID = 'heat.openstack.org/resource-uuid'
 STOP_MARGIN = 10   # seconds kept before the stack timeout for our message
 
 # Suspend strategies
-SCALE, SUSPEND_FIELD = 'scale', 'suspend'
+SCALE, SUSPEND_FIELD = kinds.SCALE, kinds.SUSPEND_FIELD
 
 PROPERTIES = (
     NAME, NAMESPACE, LABELS, ANNOTATIONS, CLUSTER, WAIT, TIMEOUT,
@@ -76,16 +77,6 @@ Attr = collections.namedtuple('Attr', 'description type get source',
                               defaults=('live',))
 
 
-def status_of(obj):
-    return obj.get('status') or {}
-
-
-def related_names(kind):
-    """(related objects deciding, only explaining) a kind's readiness."""
-    return (readiness.DECIDES.get(kind, frozenset()),
-            readiness.EXPLAINS.get(kind, frozenset()))
-
-
 COMMON_ATTRIBUTES = {
     NAME_ATTR: Attr('Name of the object.', attributes.Schema.STRING,
                     lambda obj: obj['metadata']['name']),
@@ -102,7 +93,8 @@ COMMON_ATTRIBUTES = {
 
 
 READY_REPLICAS = Attr('Number of ready pods.', attributes.Schema.INTEGER,
-                      lambda obj: status_of(obj).get('readyReplicas', 0))
+                      lambda obj: fields.status_of(obj).get(
+                          'readyReplicas', 0))
 
 
 def common_properties(namespaced=True):
@@ -314,8 +306,8 @@ class KubernetesResource(sensitive.Fingerprinted, resource.Resource):
         props = self.properties
         kind = self.kind_of(props)
         if props[NAME]:
-            error = naming.validate(props[NAME], naming.NAME_RULE.get(
-                kind, naming.DEFAULT_RULE), naming.max_length(kind))
+            error = naming.validate(props[NAME], naming.rule(kind),
+                                    naming.max_length(kind))
             if error:
                 raise self._invalid('%s name %r: %s' % (kind, props[NAME],
                                                         error), NAME)
@@ -726,8 +718,10 @@ class KubernetesResource(sensitive.Fingerprinted, resource.Resource):
         Objects that only explain a verdict (a workload's pods) are fetched
         for a failure, or when explain is true for a verdict not READY.
         """
-        deciding, explaining = related_names(obj['kind'])
+        kind = obj['kind']
+        deciding = kinds.declared(kind).decides
         result = readiness.evaluate(obj, kube.related(obj, deciding))
+        explaining = kinds.declared(kind).explains
         if explaining and (result.state == readiness.FAILED or (
                 explain and result.state != readiness.READY)):
             result = readiness.evaluate(
@@ -744,7 +738,7 @@ class KubernetesResource(sensitive.Fingerprinted, resource.Resource):
                             wait, uid)
 
     def _awaiter(self, manifest, props):
-        deciding, _explaining = related_names(manifest['kind'])
+        deciding = kinds.declared(manifest['kind']).decides
 
         def judge(obj, explain):
             return self.verdict(self._kube(), obj, props, explain=explain)

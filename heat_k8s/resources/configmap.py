@@ -12,7 +12,8 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""OS::Kubernetes::ConfigMap."""
+"""OS::Kubernetes::ConfigMap; what Kubernetes says about the kind is
+declared in heat_k8s.kinds.KINDS['ConfigMap']."""
 
 from heat.engine import attributes
 from heat.engine import properties
@@ -27,6 +28,8 @@ PROPERTIES = (DATA, BINARY_DATA, IMMUTABLE) = (
 class ConfigMap(templated.Templated, base.KubernetesResource):
     """A Kubernetes ConfigMap.
 
+    Ready once it exists. Once immutable is true, a change to data,
+    binary_data or immutable replaces it; until then they update in place.
     Its data is literal (data, binary_data), rendered from Jinja2
     templates (templates, values, value_overrides, ini_overrides), or
     both. The checksum attribute changes with the content: put it in a pod

@@ -12,17 +12,25 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""OS::Kubernetes::CronJob."""
+"""OS::Kubernetes::CronJob; what Kubernetes says about the kind is
+declared in heat_k8s.kinds.KINDS['CronJob']."""
 
+from heat_k8s import kinds
 from heat_k8s.resources import base
 
 
 class CronJob(base.KubernetesResource):
-    """A Kubernetes CronJob; suspend sets spec.suspend."""
+    """A Kubernetes CronJob.
+
+    Ready once it exists: it is a schedule, and its Jobs are its own.
+    Every spec field updates in place; a generated name keeps to 52
+    characters, room for the names of its Jobs. Suspend sets
+    spec.suspend.
+    """
 
     kind = 'CronJob'
     body_properties = {'spec': 'spec'}
-    suspend_strategy = base.SUSPEND_FIELD
+    suspend_strategy = kinds.KINDS[kind].suspend
     properties_schema = dict(base.common_properties(),
                              spec=base.spec_property())
     attributes_schema = base.attributes_schema()

@@ -12,24 +12,31 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""OS::Kubernetes::DaemonSet."""
+"""OS::Kubernetes::DaemonSet; what Kubernetes says about the kind is
+declared in heat_k8s.kinds.KINDS['DaemonSet']."""
 
 from heat.engine import attributes
 
+from heat_k8s.kinds import fields
 from heat_k8s.resources import base
 
 
 class DaemonSet(base.KubernetesResource):
-    """A Kubernetes DaemonSet: ready when rolled out (a pod updated, ready
-    and available on every eligible node). A failed rollout fails the
-    update."""
+    """A Kubernetes DaemonSet.
+
+    Ready when rolled out: the controller has observed the latest
+    generation and every node it schedules to runs a pod that is updated
+    (unless the update strategy is OnDelete), ready and available. A change
+    to spec.selector replaces the DaemonSet; other fields update in place.
+    Suspend does nothing: a DaemonSet cannot scale.
+    """
 
     kind = 'DaemonSet'
     body_properties = {'spec': 'spec'}
     extra_attributes = {
         'ready_replicas': base.Attr(
             'Number of nodes with a ready pod.', attributes.Schema.INTEGER,
-            lambda obj: base.status_of(obj).get('numberReady', 0)),
+            lambda obj: fields.status_of(obj).get('numberReady', 0)),
     }
     properties_schema = dict(base.common_properties(),
                              spec=base.spec_property())

@@ -12,13 +12,23 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""OS::Kubernetes::Deployment."""
+"""OS::Kubernetes::Deployment; what Kubernetes says about the kind is
+declared in heat_k8s.kinds.KINDS['Deployment']."""
 
+from heat_k8s import kinds
 from heat_k8s.resources import base
 
 
 class Deployment(base.ScaledWorkload):
-    """A Kubernetes Deployment: ready when rolled out (replicas updated,
-    ready and available). A failed rollout fails the update."""
+    """A Kubernetes Deployment.
+
+    Ready when rolled out: the controller has observed the latest
+    generation and spec.replicas are updated, ready and available, with
+    no old replica left; failed when the rollout passes its progress
+    deadline (ProgressDeadlineExceeded), so a failed rollout fails the
+    update. A change to spec.selector replaces the Deployment; other
+    fields update in place. Suspend scales it to zero, resume scales it back.
+    """
 
     kind = 'Deployment'
+    suspend_strategy = kinds.KINDS[kind].suspend

@@ -25,6 +25,7 @@ from heat.engine import resource
 from oslo_config import cfg
 
 from heat_k8s.rendering import checksum
+from heat_k8s.resources import base
 from heat_k8s.resources import sensitive
 from heat_k8s.resources import templated
 
@@ -116,8 +117,5 @@ class RenderedFiles(sensitive.Fingerprinted, resource.Resource):
         return templated.error_message(error, props,
                                        self.sensitive_properties)
 
-    def _invalid(self, message, prop):
-        return exception.StackValidationFailed(
-            message=message, path=[self.stack.t.RESOURCES, self.name,
-                                   self.stack.t.get_section_name(
-                                       'Properties'), prop])
+    # Validation errors point at the property as for every other type.
+    _invalid = base.KubernetesResource._invalid

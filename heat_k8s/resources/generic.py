@@ -76,7 +76,7 @@ class Resource(base.KubernetesResource):
 
     def object_name(self, props):
         # The manifest's own name counts like the name property: a change
-        # replaces the object (immutable.IMMUTABLE['*']).
+        # replaces the object (immutable.EVERY_KIND).
         given = (self._given(props).get('metadata') or {}).get('name')
         return props[base.NAME] or given or super().object_name(props)
 

@@ -12,29 +12,39 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""OS::Kubernetes::Job."""
+"""OS::Kubernetes::Job; what Kubernetes says about the kind is
+declared in heat_k8s.kinds.KINDS['Job']."""
 
 from heat.engine import attributes
 
+from heat_k8s import kinds
+from heat_k8s.kinds import fields
 from heat_k8s.resources import base
 
 
 class Job(base.KubernetesResource):
-    """A Kubernetes Job: complete when the Job completes, failed at once
-    when it fails. A change to its pod template replaces the Job (runs it
-    again)."""
+    """A Kubernetes Job.
+
+    Ready when the Job's Complete condition is True; failed at once when
+    its Failed (or FailureTarget) condition is, with the failed pods' exit
+    codes and messages; a suspended Job waits. A change to spec.template,
+    selector, completions, completionMode, podFailurePolicy,
+    backoffLimitPerIndex, managedBy or successPolicy replaces the Job (it
+    runs again); other fields update in place. Suspend sets spec.suspend.
+    """
 
     kind = 'Job'
     body_properties = {'spec': 'spec'}
-    suspend_strategy = base.SUSPEND_FIELD
+    suspend_strategy = kinds.KINDS[kind].suspend
     extra_attributes = {
         'succeeded': base.Attr('Number of pods that succeeded.',
                                attributes.Schema.INTEGER,
-                               lambda obj: base.status_of(obj).get(
+                               lambda obj: fields.status_of(obj).get(
                                    'succeeded', 0)),
         'failed': base.Attr('Number of pods that failed.',
                             attributes.Schema.INTEGER,
-                            lambda obj: base.status_of(obj).get('failed', 0)),
+                            lambda obj: fields.status_of(obj).get(
+                                'failed', 0)),
     }
     properties_schema = dict(base.common_properties(),
                              spec=base.spec_property())

@@ -12,13 +12,18 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""OS::Kubernetes::Namespace."""
+"""OS::Kubernetes::Namespace; what Kubernetes says about the kind is
+declared in heat_k8s.kinds.KINDS['Namespace']."""
 
 from heat_k8s.resources import base
 
 
 class Namespace(base.KubernetesResource):
-    """A Kubernetes Namespace (cluster-scoped); ready when Active."""
+    """A Kubernetes Namespace (cluster-scoped).
+
+    Ready when Active; failed when Terminating. Its name is an RFC 1123
+    label; only a change of name (or cluster) replaces it.
+    """
 
     kind = 'Namespace'
     properties_schema = base.common_properties(namespaced=False)

@@ -12,28 +12,38 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""OS::Kubernetes::Pod."""
+"""OS::Kubernetes::Pod; what Kubernetes says about the kind is
+declared in heat_k8s.kinds.KINDS['Pod']."""
 
 from heat.engine import attributes
 
+from heat_k8s.kinds import fields
 from heat_k8s.resources import base
 
 
 class Pod(base.KubernetesResource):
-    """A bare Kubernetes Pod: ready when Ready, or Succeeded if it ends."""
+    """A bare Kubernetes Pod.
+
+    Ready when scheduled, initialized and Ready, or when it Succeeded (a
+    pod that runs to completion); failed when it Failed, with its
+    containers' waiting reasons, exit codes and messages. Only
+    containers[*].image, initContainers[*].image, activeDeadlineSeconds
+    and tolerations update in place: a change to any other spec field
+    replaces the Pod.
+    """
 
     kind = 'Pod'
     body_properties = {'spec': 'spec'}
     extra_attributes = {
         'pod_ip': base.Attr('IP address of the pod.',
                             attributes.Schema.STRING,
-                            lambda obj: base.status_of(obj).get('podIP')),
+                            lambda obj: fields.status_of(obj).get('podIP')),
         'node_name': base.Attr('Node the pod runs on.',
                                attributes.Schema.STRING,
                                lambda obj: obj['spec'].get('nodeName')),
         'phase': base.Attr('Pod phase: Pending, Running, Succeeded, Failed.',
                            attributes.Schema.STRING,
-                           lambda obj: base.status_of(obj).get('phase')),
+                           lambda obj: fields.status_of(obj).get('phase')),
     }
     properties_schema = dict(base.common_properties(),
                              spec=base.spec_property())

@@ -12,14 +12,22 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""OS::Kubernetes::PersistentVolumeClaim."""
+"""OS::Kubernetes::PersistentVolumeClaim; what Kubernetes says about the
+kind is declared in heat_k8s.kinds.KINDS['PersistentVolumeClaim']."""
 
 from heat_k8s.resources import base
 
 
 class PersistentVolumeClaim(base.KubernetesResource):
-    """A PersistentVolumeClaim: ready when Bound (or Pending for a storage
-    class that binds on first consumer). Requests can grow in place."""
+    """A PersistentVolumeClaim.
+
+    Ready when Bound, or while Pending when its storage class binds on
+    first consumer (WaitForFirstConsumer: a pod using it binds it); failed
+    when Lost. The storage class is read on every poll. Only
+    resources.requests (storage grows in place) and
+    volumeAttributesClassName update in place: a change to any other spec
+    field replaces the claim.
+    """
 
     kind = 'PersistentVolumeClaim'
     body_properties = {'spec': 'spec'}

@@ -12,7 +12,8 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""OS::Kubernetes::Secret."""
+"""OS::Kubernetes::Secret; what Kubernetes says about the kind is
+declared in heat_k8s.kinds.KINDS['Secret']."""
 
 import base64
 import binascii
@@ -31,6 +32,9 @@ PROPERTIES = (TYPE, DATA, STRING_DATA, IMMUTABLE) = (
 
 class Secret(templated.Templated, base.KubernetesResource):
     """A Kubernetes Secret whose values Heat never shows.
+
+    Ready once it exists. A change to type replaces it; once immutable is
+    true, so does a change to data, string_data or immutable.
 
     The values of data and string_data are written to Kubernetes only:
     Heat stores keyed fingerprints in their place (events, resource

@@ -12,7 +12,8 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""OS::Kubernetes::Service."""
+"""OS::Kubernetes::Service; what Kubernetes says about the kind is
+declared in heat_k8s.kinds.KINDS['Service']."""
 
 from heat.engine import attributes
 
@@ -34,8 +35,15 @@ def _endpoint(obj):
 
 
 class Service(base.KubernetesResource):
-    """A Kubernetes Service: ready when its selector has ready endpoints
-    (or a load-balancer address for type LoadBalancer)."""
+    """A Kubernetes Service.
+
+    Ready when a Service with a selector (not headless) has a ready
+    endpoint in its EndpointSlices, read on every poll, and a LoadBalancer
+    has an address; an ExternalName alias is ready at once. A change to
+    spec.clusterIP or clusterIPs, or of spec.type to or from ExternalName,
+    replaces the Service; other fields update in place. Its name is a
+    DNS-1035 label (it starts with a letter).
+    """
 
     kind = 'Service'
     body_properties = {'spec': 'spec'}

@@ -12,13 +12,26 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""OS::Kubernetes::StatefulSet."""
+"""OS::Kubernetes::StatefulSet; what Kubernetes says about the kind is
+declared in heat_k8s.kinds.KINDS['StatefulSet']."""
 
+from heat_k8s import kinds
 from heat_k8s.resources import base
 
 
 class StatefulSet(base.ScaledWorkload):
-    """A Kubernetes StatefulSet: ready when rolled out (replicas updated,
-    ready and available). A failed rollout fails the update."""
+    """A Kubernetes StatefulSet.
+
+    Ready when rolled out: the controller has observed the latest
+    generation, spec.replicas are ready and available, those above the
+    partition run the update revision, and it is the current one. Only
+    replicas, ordinals, template, updateStrategy, revisionHistoryLimit,
+    persistentVolumeClaimRetentionPolicy and minReadySeconds update in
+    place: a change to another spec field (volumeClaimTemplates,
+    serviceName, podManagementPolicy, selector) replaces the StatefulSet.
+    A generated name keeps to 52 characters, room for its revision
+    labels. Suspend scales it to zero, resume scales it back.
+    """
 
     kind = 'StatefulSet'
+    suspend_strategy = kinds.KINDS[kind].suspend

@@ -123,7 +123,7 @@ class ReferenceTest(unittest.TestCase):
                     self.assertIn(ref.escape(constraint), entry, where)
 
     def test_replacing_fields_are_named_with_their_refinements(self):
-        from heat_k8s.kinds import immutable
+        from heat_k8s import kinds
         checked = 0
         for type_name, resource_class in self.mapping.items():
             props, _ = self.schemata(resource_class)
@@ -133,7 +133,7 @@ class ReferenceTest(unittest.TestCase):
                 if not props[prop].update_allowed:
                     continue  # any change replaces: no field list needed
                 update = _field(entries[prop], 'Update')
-                for rule in immutable.IMMUTABLE.get(resource_class.kind, ()):
+                for rule in kinds.declared(resource_class.kind).immutable:
                     if rule != key and not rule.startswith(key + '.'):
                         continue
                     where = '%s %s %s' % (type_name, prop, rule)
@@ -151,13 +151,16 @@ class ReferenceTest(unittest.TestCase):
         self.assertGreater(checked, 10)
 
     def test_a_whole_manifest_lists_the_replacing_fields_of_every_kind(self):
+        from heat_k8s import kinds
         from heat_k8s.kinds import immutable
         entry = _entries(self.section('OS::Kubernetes::Resource'),
                          'Properties')['manifest']
         self.assertIn('(listed below)', _field(entry, 'Update'))
-        for kind, rules in immutable.IMMUTABLE.items():
-            line = re.search(r'^   \* %s: (.*)$' % (
-                'any kind' if kind == '*' else kind), entry, flags=re.M)
+        declared = [(kind.name, kind.immutable)
+                    for kind in kinds.DECLARATIONS if kind.immutable]
+        self.assertGreater(len(declared), 10)
+        for kind, rules in [('any kind', immutable.EVERY_KIND)] + declared:
+            line = re.search(r'^   \* %s: (.*)$' % kind, entry, flags=re.M)
             self.assertTrue(line, kind)
             for rule in rules:
                 self.assertIn('``manifest.%s``' % rule, line.group(1), kind)

@@ -16,6 +16,7 @@ import copy
 import json
 import unittest
 
+from heat_k8s import kinds
 from heat_k8s.kinds import immutable
 from tests.unit.fixtures import load
 
@@ -49,21 +50,23 @@ def changed(obj, path, value):
 class TableTest(unittest.TestCase):
 
     def test_entries_are_paths(self):
-        for kind, rules in immutable.IMMUTABLE.items():
-            for rule in rules:
-                self.assertIsInstance(rule, str, kind)
-                self.assertIsInstance(rule.exceptions, tuple, kind)
+        for kind in kinds.DECLARATIONS:
+            for rule in immutable.rules(kind.name):
+                self.assertIsInstance(rule, immutable.Rule, kind.name)
+                self.assertIsInstance(rule.exceptions, tuple, kind.name)
                 for exception in rule.exceptions:
                     self.assertTrue(exception.startswith(rule + '.'),
                                     exception)
-        self.assertIn('spec.template', immutable.IMMUTABLE['Job'])
-        self.assertIn('metadata.name', immutable.IMMUTABLE['*'])
+        self.assertIn('spec.template', kinds.KINDS['Job'].immutable)
+        self.assertIn('metadata.name', immutable.EVERY_KIND)
 
     def test_every_kind_gets_the_common_rules(self):
-        self.assertEqual(immutable.IMMUTABLE['*'],
-                         immutable.rules('Database'))
-        self.assertEqual(immutable.IMMUTABLE['*'] + immutable.IMMUTABLE[
-            'Deployment'], immutable.rules('Deployment'))
+        self.assertEqual(immutable.EVERY_KIND, immutable.rules('Database'))
+        self.assertEqual(
+            immutable.EVERY_KIND + kinds.KINDS['Deployment'].immutable,
+            immutable.rules('Deployment'))
+        self.assertEqual(('spec.selector',),
+                         kinds.KINDS['Deployment'].immutable)
 
 
 class ReplacementPathsTest(unittest.TestCase):

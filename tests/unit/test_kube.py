@@ -85,9 +85,36 @@ class PathTest(testtools.TestCase):
                                         'Deployment'))
         self.assertIsNone(kinds.builtin('example.com/v1', 'Widget'))
 
-    def test_every_readiness_kind_is_in_the_table(self):
-        from heat_k8s.kinds import readiness
-        self.assertEqual(set(), set(readiness.RULES) - set(kinds.KINDS))
+    def test_every_declared_related_object_has_a_fetcher(self):
+        related = set().union(*(kind.related for kind in kinds.DECLARATIONS))
+        self.assertEqual({'pods', 'endpointslices', 'storageclass'}, related)
+        self.assertEqual(related, set(kube.Kube.RELATED))
+
+    def test_discovered_kinds_have_no_rules_of_their_own(self):
+        doc = {'resources': [
+            {'name': 'widgets', 'kind': 'Widget', 'namespaced': True},
+            {'name': 'widgets/status', 'kind': 'Widget', 'namespaced': True},
+            {'name': 'gadgets', 'kind': 'Gadget', 'namespaced': False}]}
+        found = _Discovery(doc)._discover('example.com/v1')
+        self.assertEqual(['Gadget', 'Widget'], sorted(found))
+        widget = found['Widget']
+        self.assertEqual(('Widget', 'example.com/v1', 'widgets', True),
+                         (widget.name, widget.api_version, widget.plural,
+                          widget.namespaced))
+        self.assertFalse(found['Gadget'].namespaced)
+        self.assertEqual((), widget.immutable)
+        self.assertEqual(frozenset(), widget.related)
+        self.assertIsNone(widget.suspend)
+
+
+class _Discovery(kube.Kube):
+    """A Kube whose every request answers one discovery document."""
+
+    def __init__(self, doc):
+        self.doc, self.endpoint = doc, 'https://kube.test'
+
+    def request(self, method, path, query=None, body=None, **kwargs):
+        return self.doc
 
 
 class StatusMessageTest(testtools.TestCase):

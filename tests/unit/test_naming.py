@@ -12,9 +12,9 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-import re
 import unittest
 
+from heat_k8s import kinds
 from heat_k8s.kinds import naming
 
 SHORT_ID = 'x3kq7vbn2mzc'  # Heat short ids: 12 lowercase base32 characters
@@ -69,6 +69,7 @@ class GeneratedNameTest(unittest.TestCase):
         self.assertEqual(52, len(name))
         self.assertEqual(52, naming.max_length('StatefulSet'))
         self.assertEqual(63, naming.max_length('Deployment'))
+        self.assertEqual(63, naming.max_length('Database'))
 
     def test_unique_per_short_id_and_deterministic(self):
         first = naming.generated_name('s' * 100, 'web', 'aaaaaaaaaaaa')
@@ -138,15 +139,16 @@ class ValidateTest(unittest.TestCase):
         self.assertRaises(ValueError, naming.validate, 'web', 'hostname')
 
     def test_name_rule_per_kind(self):
-        self.assertEqual('label', naming.NAME_RULE['Namespace'])
-        self.assertEqual('dns1035-label', naming.NAME_RULE['Service'])
-        self.assertEqual('subdomain', naming.NAME_RULE['Deployment'])
-        self.assertEqual('subdomain', naming.DEFAULT_RULE)
+        self.assertEqual('label', naming.rule('Namespace'))
+        self.assertEqual('dns1035-label', naming.rule('Service'))
+        self.assertEqual('subdomain', naming.rule('Deployment'))
+        self.assertEqual('subdomain', naming.rule('Database'))
         self.assertIsNotNone(naming.validate(
-            '1st-service', naming.NAME_RULE['Service']))
-        for rule in naming.NAME_RULE.values():
-            self.assertTrue(re.fullmatch('[a-z0-9-]+', rule), rule)
-            self.assertIsNone(naming.validate('web', rule))
+            '1st-service', naming.rule('Service')))
+        for kind in kinds.DECLARATIONS:
+            self.assertIsNone(naming.validate('web', kind.name_rule),
+                              kind.name)
+            self.assertLessEqual(kind.name_max_len, 63, kind.name)
 
 
 if __name__ == '__main__':

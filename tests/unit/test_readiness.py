@@ -15,6 +15,8 @@
 import dataclasses
 import unittest
 
+from heat_k8s import kinds
+from heat_k8s.kinds import diagnosis
 from heat_k8s.kinds import readiness
 from tests.unit.fixtures import load
 
@@ -586,14 +588,23 @@ class EvaluateTest(unittest.TestCase):
                          readiness.evaluate(deployment, pods))
         self.assertEqual(FAILED, readiness.evaluate(load('job_failed')).state)
 
-    def test_rules_and_related_agree(self):
-        self.assertEqual(set(readiness.RULES), set(readiness.RELATED))
-        self.assertEqual({'pods'}, readiness.RELATED['Job'])
-        self.assertEqual({'pods'}, readiness.RELATED['Deployment'])
-        self.assertEqual({'endpointslices'}, readiness.RELATED['Service'])
+    def test_each_kind_declares_its_rule_and_related_objects(self):
+        declared = kinds.KINDS
+        self.assertIs(readiness.job, declared['Job'].ready)
+        self.assertIs(readiness.exists, declared['ConfigMap'].ready)
+        self.assertIs(readiness.exists, declared['Role'].ready)
+        self.assertIs(readiness.exists, kinds.declared('Database').ready)
+        self.assertEqual({'pods'}, declared['Job'].related)
+        self.assertEqual({'pods'}, declared['Deployment'].related)
+        self.assertEqual({'endpointslices'}, declared['Service'].related)
         self.assertEqual({'storageclass'},
-                         readiness.RELATED['PersistentVolumeClaim'])
-        self.assertEqual(frozenset(), readiness.RELATED['ConfigMap'])
+                         declared['PersistentVolumeClaim'].related)
+        self.assertEqual(frozenset(), declared['ConfigMap'].related)
+        for kind in kinds.DECLARATIONS:
+            # A rule is named after its kind, so one guess finds it.
+            if kind.ready is not readiness.exists:
+                self.assertEqual(kind.name.lower(), kind.ready.__name__)
+            self.assertFalse(kind.decides & kind.explains, kind.name)
 
     def test_explaining_objects_never_change_the_state(self):
         # The resource layer fetches EXPLAINS only for failures and
@@ -607,8 +618,8 @@ class EvaluateTest(unittest.TestCase):
                     'replicaset_ready', 'statefulset_ready')
         for name in fixtures:
             obj = load(name)
-            self.assertTrue(readiness.EXPLAINS[obj['kind']], name)
-            self.assertFalse(readiness.DECIDES[obj['kind']], name)
+            self.assertTrue(kinds.KINDS[obj['kind']].explains, name)
+            self.assertFalse(kinds.KINDS[obj['kind']].decides, name)
             for related in ([], pods, pods[:1]):
                 self.assertEqual(
                     readiness.evaluate(obj).state,
@@ -657,11 +668,11 @@ class ExplainTest(unittest.TestCase):
             'app in pod web-5d8f9c7b6d-x2x7k_demo(5b1e0c9a-7d3f-4e2a-9c61-'
             '2f8d4a7b3e10) (x17); Unhealthy: Readiness probe failed: HTTP '
             'probe failed with statuscode: 503 (x3)',
-            readiness.explain(verdict, events))
+            diagnosis.explain(verdict, events))
 
     def test_limit_and_normal_events(self):
         events = load('events_web')['items']
-        found = readiness.warning_events(events, limit=10)
+        found = diagnosis.warning_events(events, limit=10)
         self.assertEqual(4, len(found))
         self.assertTrue(found[-1].startswith('FailedMount'))
         self.assertFalse(any('Pulled' in text for text in found))
@@ -671,16 +682,16 @@ class ExplainTest(unittest.TestCase):
         normal = [e for e in load('events_web')['items']
                   if e['type'] == 'Normal']
         self.assertEqual('claim data is Pending',
-                         readiness.explain(verdict, normal))
+                         diagnosis.explain(verdict, normal))
         self.assertEqual('claim data is Pending',
-                         readiness.explain(verdict, []))
+                         diagnosis.explain(verdict, []))
 
     def test_events_alone(self):
         event = load('events_web')['items'][3]
         self.assertEqual(
             'Warning events: FailedMount: MountVolume.SetUp failed for '
             'volume "config" : configmap "web-config" not found (x2)',
-            readiness.explain(readiness.Verdict(FAILED), [event]))
+            diagnosis.explain(readiness.Verdict(FAILED), [event]))
 
 
 if __name__ == '__main__':

@@ -16,6 +16,7 @@ tests/functional/test_real_node.py with HEAT_K8S_RECORD_FIXTURES=1."""
 
 import pytest
 
+from heat_k8s.kinds import diagnosis
 from heat_k8s.kinds import readiness
 from tests.unit.fixtures import load
 
@@ -92,4 +93,4 @@ def test_a_claim_bound_to_a_local_volume():
     (None, None),
 ])
 def test_probe_text(probe, text):
-    assert readiness.probe_text(probe) == text
+    assert diagnosis.probe_text(probe) == text

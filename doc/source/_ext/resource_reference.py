@@ -18,9 +18,9 @@ render() turns available_resource_mapping() into one reStructuredText
 page: per OS::Kubernetes::* type its description, every property (type,
 required, default, constraints, update behaviour), every attribute and an
 example. Update behaviour combines Heat's schema flags with the
-immutable-field table, so the page says which fields of a spec replace
-the object. As a Sphinx extension it writes the page before Sphinx reads
-the sources, so the reference cannot drift from the code.
+immutable fields each kind declares, so the page says which fields of a
+spec replace the object. As a Sphinx extension it writes the page before
+Sphinx reads the sources, so the reference cannot drift from the code.
 """
 
 import inspect
@@ -144,12 +144,12 @@ def _rule_text(rule, spell):
 
 def replacing_rules(cls, prop_name):
     """The immutable-field rules under the manifest key a property sets."""
-    from heat_k8s.kinds import immutable
+    from heat_k8s import kinds
     key = (getattr(cls, 'body_properties', None) or {}).get(prop_name)
     kind = getattr(cls, 'kind', None)
     if not key or not kind:
         return ()
-    return tuple(rule for rule in immutable.IMMUTABLE.get(kind, ())
+    return tuple(rule for rule in kinds.declared(kind).immutable
                  if rule == key or rule.startswith(key + '.'))
 
 
@@ -171,14 +171,18 @@ def _kind_property_text(cls, prop_name):
 
 def manifest_rules(prop_name):
     """Per kind, the fields that replace an object given as a manifest."""
+    from heat_k8s import kinds
     from heat_k8s.kinds import immutable
 
     def spell(path):
         return '%s.%s' % (prop_name, path)
 
-    return ['%s: %s' % ('any kind' if kind == '*' else kind,
-                        ', '.join(_rule_text(rule, spell) for rule in rules))
-            for kind, rules in sorted(immutable.IMMUTABLE.items())]
+    declared = sorted((kind.name, kind.immutable)
+                      for kind in kinds.DECLARATIONS if kind.immutable)
+    return ['%s: %s' % (kind, ', '.join(_rule_text(rule, spell)
+                                        for rule in rules))
+            for kind, rules in [('any kind', immutable.EVERY_KIND)]
+            + declared]
 
 
 def _holds_manifest(cls, prop_name):

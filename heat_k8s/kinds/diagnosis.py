@@ -1,0 +1,193 @@
+# Copyright 2026 heat-k8s developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Why an object is not ready, in the cluster's words.
+
+Its pods' problems (container waiting reasons, exit codes, termination
+messages, probes not passing) and the Warning events about it. Readiness
+rules add pod problems to their verdicts; the resource layer adds the
+events to a failure or timeout message. Pure: lists of objects in, text
+out, and never Secret data.
+"""
+
+import datetime
+
+from heat_k8s.kinds import fields
+from heat_k8s.kinds import verdict
+
+# Caps that keep a message readable when many pods or events are bad.
+MAX_POD_PROBLEMS = 3
+MAX_EVENTS = 3
+
+# Waiting reasons that are normal steps of starting a container.
+_STARTING = frozenset({'ContainerCreating', 'PodInitializing'})
+
+_clip, _reason = verdict.clip, verdict.reason
+
+
+# --- pods ------------------------------------------------------------------
+
+def _exit(terminated):
+    text = 'exit code %s' % terminated.get('exitCode')
+    if terminated.get('reason') not in (None, '', 'Error', 'Completed'):
+        text += ' (%s)' % terminated['reason']
+    if terminated.get('message'):
+        text += ': ' + _clip(terminated['message'])
+    return text
+
+
+def probe_text(probe):
+    """A readiness probe in a few words, as the pod spec has it."""
+    if not probe:
+        return None
+    if 'httpGet' in probe:
+        get = probe['httpGet']
+        return 'httpGet %s on port %s' % (get.get('path', '/'),
+                                          get.get('port'))
+    if 'exec' in probe:
+        return 'exec %s' % _clip(' '.join(
+            str(a) for a in (probe['exec'].get('command') or ())))
+    if 'tcpSocket' in probe:
+        return 'tcpSocket on port %s' % probe['tcpSocket'].get('port')
+    if 'grpc' in probe:
+        return 'grpc on port %s' % probe['grpc'].get('port')
+    return None
+
+
+def _container_problem(container, init, probe=None):
+    """(rank, text) for a container that is not fine; rank 0 is worse."""
+    state = container.get('state') or {}
+    last = (container.get('lastState') or {}).get('terminated')
+    if 'terminated' in state:
+        terminated = state['terminated'] or {}
+        if not terminated.get('exitCode'):
+            return None
+        text = 'terminated with ' + _exit(terminated)
+        restarts = container.get('restartCount') or 0
+        if restarts:
+            # A 1.36 kubelet reports a container in back-off as terminated,
+            # not waiting in CrashLoopBackOff.
+            text = 'crash loop, restarted %d times, %s' % (restarts, text)
+        return 0, text
+    if 'waiting' in state:
+        waiting = state['waiting'] or {}
+        rank = 1 if waiting.get('reason') in _STARTING else 0
+        text = _reason(waiting) or 'waiting'
+    elif init:
+        rank, text = 1, 'still running'
+    elif not container.get('ready'):
+        rank, text = 1, 'running but not ready'
+        if probe:
+            text += ' (readiness probe %s not passing)' % probe
+    else:
+        return None
+    if last:
+        text += ' (last %s)' % _exit(last)
+    return rank, text
+
+
+def _problems_of(pod):
+    name = fields.name_of(pod)
+    status = fields.status_of(pod)
+    found = []
+    if status.get('phase') == 'Failed' and status.get('reason'):
+        found.append((0, 'pod %s failed: %s' % (name, _reason(status))))
+    scheduled = fields.conditions_of(pod).get('PodScheduled')
+    if scheduled and scheduled.get('status') == 'False':
+        found.append((0, 'pod %s not scheduled: %s' % (name,
+                                                       _reason(scheduled))))
+    probes = {c.get('name'): probe_text(c.get('readinessProbe'))
+              for c in fields.spec_of(pod).get('containers') or ()}
+    for label, key in (('init container', 'initContainerStatuses'),
+                       ('container', 'containerStatuses')):
+        for container in status.get(key) or ():
+            problem = _container_problem(
+                container, label != 'container',
+                probes.get(container.get('name'))
+                if label == 'container' else None)
+            if problem:
+                found.append((problem[0], 'pod %s %s %s: %s' % (
+                    name, label, container.get('name'), problem[1])))
+    return found
+
+
+def pod_problems(pods, limit=MAX_POD_PROBLEMS):
+    """Why these pods are not ready or failed, worst first, at most limit."""
+    found = []
+    for pod in pods or ():
+        if not (pod.get('metadata') or {}).get('deletionTimestamp'):
+            found.extend(_problems_of(pod))
+    texts = [text for _, text in sorted(found, key=lambda p: p[0])]
+    if len(texts) > limit:
+        texts = texts[:limit] + ['and %d more' % (len(texts) - limit)]
+    return texts
+
+
+def failed_first(pods):
+    """Failed pods first: they say why a Job failed."""
+    return sorted(pods or (), key=lambda pod: fields.status_of(
+        pod).get('phase') != 'Failed')
+
+
+# --- events ----------------------------------------------------------------
+
+_EPOCH = datetime.datetime.min.replace(tzinfo=datetime.timezone.utc)
+
+
+def _event_time(event):
+    series = event.get('series') or {}
+    for stamp in (series.get('lastObservedTime'), event.get('lastTimestamp'),
+                  event.get('deprecatedLastTimestamp'), event.get('eventTime'),
+                  event.get('firstTimestamp'),
+                  (event.get('metadata') or {}).get('creationTimestamp')):
+        if stamp:
+            try:
+                moment = datetime.datetime.fromisoformat(stamp)
+            except (TypeError, ValueError):
+                continue
+            if moment.tzinfo is None:
+                moment = moment.replace(tzinfo=datetime.timezone.utc)
+            return moment
+    return _EPOCH
+
+
+def _event_count(event):
+    series = event.get('series') or {}
+    return (series.get('count') or event.get('count')
+            or event.get('deprecatedCount') or 1)
+
+
+def warning_events(events, limit=MAX_EVENTS):
+    """Distinct Warning events as text, most recent first, at most limit."""
+    seen = {}
+    for event in sorted(events or (), key=_event_time, reverse=True):
+        if event.get('type') != 'Warning':
+            continue
+        key = (event.get('reason'), event.get('message') or event.get('note'))
+        seen[key] = seen.get(key, 0) + _event_count(event)
+    texts = []
+    for (reason, message), count in list(seen.items())[:limit]:
+        text = _clip(': '.join(str(p) for p in (reason, message) if p))
+        texts.append(text + (' (x%d)' % count if count > 1 else ''))
+    return texts
+
+
+def explain(result, events):
+    """A verdict's message followed by recent Warning events."""
+    found = warning_events(events)
+    if not found:
+        return result.message
+    text = 'Warning events: ' + '; '.join(found)
+    message = result.message.rstrip('. ')
+    return '%s. %s' % (message, text) if message else text
