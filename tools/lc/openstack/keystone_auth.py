@@ -26,10 +26,10 @@ import json
 import os
 import urllib.error
 
-from lc import kubernetes
-from lc import pki
 from lc import procs
 from lc import service
+from lc.kubernetes import controlplane
+from lc.kubernetes import pki
 
 NAME = 'k8s-keystone-auth'
 # Projects whose tokens never get a namespace (the services' own project).
@@ -116,7 +116,7 @@ class KeystoneAuth(service.Service):
         service.write_files({  # JSON is YAML
             self.sync_config: json.dumps(sync, indent=2),
             self.webhook_config: json.dumps(webhook, indent=2),
-            os.path.join(self.state_dir, kubernetes.WEBHOOK_FLAGS_FILE):
+            os.path.join(self.state_dir, controlplane.WEBHOOK_FLAGS_FILE):
                 json.dumps(flags, indent=2)})
 
     def argv(self):

@@ -27,10 +27,10 @@ import os
 import subprocess
 import urllib.request
 
-from lc import keystone
-from lc import passwords
 from lc import procs
 from lc import service
+from lc.openstack import keystone
+from lc.openstack import passwords
 
 API = 'heat-api'
 ENGINE = 'heat-engine'

@@ -25,8 +25,8 @@ import os
 import subprocess
 import urllib.request
 
-from lc import passwords
 from lc import service
+from lc.openstack import passwords
 
 NAME = 'keystone'
 REGION = 'RegionOne'
