@@ -10,7 +10,8 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""The pure parts of tools/lc/images.py: names, recipe hashes, pins."""
+"""The pure parts of tools/lc/builds (recipes.py, images.py): names, recipe
+hashes, pins."""
 
 import dataclasses
 import os

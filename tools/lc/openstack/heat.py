@@ -50,7 +50,7 @@ auth_encryption_key = {auth_encryption_key}
 # Deferred auth uses trusts: deferred_auth_method's default and only
 # working value (the option is deprecated, so it is not set here).
 # Long operations outlive the user's token: the engine re-authenticates
-# with its trust (needs the Keystone policy of lc/keystone.py).
+# with its trust (needs the Keystone policy of keystone.py).
 reauthentication_auth_method = trusts
 stack_user_domain_name = {stack_domain}
 stack_domain_admin = {stack_domain_admin}
