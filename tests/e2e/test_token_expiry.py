@@ -32,8 +32,9 @@ make the create outlive the token:
   compares the caller (the trustor, impersonated) with the token's user_id
   (the trustee, Heat's service user).
 
-The local cloud makes both settings (tools/lc/heat.py, tools/lc/keystone.py);
-the fixture checks they are there. doc/source/install.rst tells operators.
+The local cloud makes both settings (tools/lc/openstack/heat.py and
+keystone.py); the fixture checks they are there. doc/source/install.rst
+tells operators.
 """
 
 import datetime
@@ -54,7 +55,8 @@ from tests.functional import cloud
 # lifetime costs a token request per call and nothing else.
 TOKEN_LIFETIME = 30
 # kube-apiserver caches a token webhook's answer this long
-# (--authentication-token-webhook-cache-ttl, tools/lc/keystone_auth.py):
+# (--authentication-token-webhook-cache-ttl,
+# tools/lc/openstack/keystone_auth.py):
 # an expired token is still accepted until its cached answer runs out.
 WEBHOOK_CACHE_TTL = 30
 MARGIN = 5

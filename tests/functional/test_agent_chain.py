@@ -30,7 +30,7 @@ from tests.functional import cloud
 
 sys.path.insert(0, os.path.join(cloud.REPO, 'tools'))
 from lc import docker_host  # noqa: E402
-from lc import images  # noqa: E402
+from lc.builds import recipes  # noqa: E402
 
 
 def podman(*args, check=True, env=None):
@@ -40,7 +40,7 @@ def podman(*args, check=True, env=None):
 @pytest.fixture(scope='module')
 def base_image():
     cloud.run([cloud.LOCALCLOUD, 'images', 'base'])
-    return images.ref('base')
+    return recipes.ref('base')
 
 
 @pytest.fixture

@@ -36,9 +36,9 @@ from tests.functional import cloud
 
 sys.path.insert(0, os.path.join(cloud.REPO, 'tools'))
 
-from lc import build  # noqa: E402
-from lc import dns  # noqa: E402
-from lc import kubernetes as lc_kubernetes  # noqa: E402
+from lc.builds import go  # noqa: E402
+from lc.kubernetes import controlplane  # noqa: E402
+from lc.kubernetes import dns  # noqa: E402
 
 HOST = '127.0.0.1'
 NOERROR, NXDOMAIN, REFUSED = 0, 3, 5
@@ -102,9 +102,9 @@ def _http_ok(port, path):
 @pytest.fixture(scope='module')
 def coredns(cluster, tmp_path_factory):
     """The DNS port of our CoreDNS serving the session's cluster."""
-    versions = build.read_versions()
-    component = next(c for c in build.COMPONENTS if c.name == 'coredns')
-    binary = os.path.join(build.bin_dir(component, versions), 'coredns')
+    versions = go.read_versions()
+    component = next(c for c in go.COMPONENTS if c.name == 'coredns')
+    binary = os.path.join(go.bin_dir(component, versions), 'coredns')
     assert os.access(binary, os.X_OK), (
         '%s is not built: run tools/localcloud build' % binary)
     workdir = tmp_path_factory.mktemp('coredns')
@@ -151,7 +151,7 @@ def test_a_service_resolves_by_name(coredns, admin, namespace):
 
 
 def test_the_api_service_resolves(coredns):
-    first = ipaddress.ip_network(lc_kubernetes.SERVICE_CIDR)[1]
+    first = ipaddress.ip_network(controlplane.SERVICE_CIDR)[1]
     assert query_a('kubernetes.default.svc.cluster.local', coredns) == (
         NOERROR, [str(first)])
 
@@ -166,7 +166,7 @@ def test_names_outside_the_cluster_are_refused_not_forwarded(coredns):
 
 
 def test_the_api_server_accepts_the_node_objects(cluster):
-    api = lc_kubernetes.Cluster(cluster['state_dir'])
+    api = controlplane.Cluster(cluster['state_dir'])
     for obj in dns.manifests():
         query = urllib.parse.urlencode({
             'fieldManager': dns.FIELD_MANAGER, 'dryRun': 'All',

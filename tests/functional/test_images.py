@@ -39,7 +39,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, 'tools'))
 
-from lc import images  # noqa: E402
+from lc.builds import images  # noqa: E402
+from lc.builds import recipes  # noqa: E402
 
 PODMAN = list(images.PODMAN)
 RUN_FLAGS = ['--ulimit', 'nofile=1024:1024', '--ulimit', 'nproc=1024:1024',
@@ -54,7 +55,7 @@ def refs():
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         timeout=3600)
     assert out.returncode == 0, out.stdout
-    return images.refs()
+    return recipes.refs()
 
 
 class Containers:

@@ -30,10 +30,10 @@ from heat_k8s.kinds import readiness
 from tests.functional import cloud
 
 sys.path.insert(0, os.path.join(cloud.REPO, 'tools'))
-from lc import images  # noqa: E402
+from lc.builds import recipes  # noqa: E402
 
 FIXTURES = os.path.join(cloud.REPO, 'tests', 'unit', 'fixtures', 'real')
-BASE = images.ref('base')
+BASE = recipes.ref('base')
 SLOW = 120  # a real pod: image unpack, sandbox, probes
 
 

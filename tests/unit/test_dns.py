@@ -20,8 +20,8 @@ TOOLS = os.path.join(os.path.dirname(os.path.dirname(
     os.path.dirname(os.path.abspath(__file__)))), 'tools')
 sys.path.insert(0, TOOLS)
 
-from lc import build  # noqa: E402
-from lc import dns  # noqa: E402
+from lc.builds import go  # noqa: E402
+from lc.kubernetes import dns  # noqa: E402
 
 IMAGE = 'localhost/heat-k8s/coredns:9.9.9'
 
@@ -63,7 +63,7 @@ def test_namespaced_objects_live_in_kube_system():
 def test_default_image_is_the_pinned_version():
     deployment = _by_kind(dns.manifests())['Deployment']
     image = deployment['spec']['template']['spec']['containers'][0]['image']
-    version = build.read_versions()['COREDNS_VERSION']
+    version = go.read_versions()['COREDNS_VERSION']
     assert image == 'localhost/heat-k8s/coredns:' + version
     assert image == dns.image_ref()
 
@@ -242,12 +242,12 @@ def test_image_is_the_binary_alone_as_a_non_root_user():
 
 
 def _coredns_component():
-    return next(c for c in build.COMPONENTS if c.name == 'coredns')
+    return next(c for c in go.COMPONENTS if c.name == 'coredns')
 
 
 def test_wrapper_gomod_builds_our_own_main_without_a_tool_line():
     versions = {'COREDNS_VERSION': '1.2.3'}
-    text = build.render_gomod(_coredns_component(), versions)
+    text = go.render_gomod(_coredns_component(), versions)
     assert 'module heatk8s.local/coredns\n' in text
     assert 'require github.com/coredns/coredns v1.2.3\n' in text
     directives = [line.split()[0] for line in text.splitlines()
@@ -257,4 +257,4 @@ def test_wrapper_gomod_builds_our_own_main_without_a_tool_line():
 
 def test_committed_gomod_pins_the_version_of_versions_env():
     # Raises SystemExit when go.mod and versions.env disagree.
-    build.check_pins(_coredns_component(), build.read_versions())
+    go.check_pins(_coredns_component(), go.read_versions())

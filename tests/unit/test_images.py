@@ -10,7 +10,8 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""The pure parts of tools/lc/images.py: names, recipe hashes, pins."""
+"""The pure parts of tools/lc/builds (recipes.py, images.py): names, recipe
+hashes, pins."""
 
 import dataclasses
 import os
@@ -26,8 +27,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, 'tools'))
 
-from lc import build  # noqa: E402
-from lc import images  # noqa: E402
+from lc.builds import go  # noqa: E402
+from lc.builds import images  # noqa: E402
+from lc.builds import recipes  # noqa: E402
 
 VERSIONS = {'DEBIAN_SUITE': 'bookworm', 'PAUSE_VERSION': '3.10.2',
             'KEYSTONE_VERSION': '30.0.0', 'WAGTAIL_VERSION': '7.4.4',
@@ -45,27 +47,27 @@ class ReferenceTest(unittest.TestCase):
             'memcached': 'localhost/heat-k8s/memcached:1.6',
             'keystone': 'localhost/heat-k8s/keystone:30.0.0',
             'wagtail': 'localhost/heat-k8s/wagtail:7.4.4',
-        }, images.refs(VERSIONS))
+        }, recipes.refs(VERSIONS))
 
     def test_tag_follows_versions_env(self):
         versions = dict(VERSIONS, KEYSTONE_VERSION='31.0.0')
         self.assertEqual('localhost/heat-k8s/keystone:31.0.0',
-                         images.ref('keystone', versions))
+                         recipes.ref('keystone', versions))
 
     def test_debian_tags_need_a_known_suite(self):
         versions = dict(VERSIONS, DEBIAN_SUITE='trixie')
-        self.assertRaises(KeyError, images.ref, 'mariadb', versions)
+        self.assertRaises(KeyError, recipes.ref, 'mariadb', versions)
         self.assertEqual('localhost/heat-k8s/base:trixie',
-                         images.ref('base', versions))
+                         recipes.ref('base', versions))
 
     def test_unknown_image_refused(self):
         self.assertRaises(ValueError, images._selected, ['postgres', 'nope'])
         self.assertEqual(('postgres',), tuple(
             i.name for i in images._selected(['postgres'])))
-        self.assertEqual(images.IMAGES, images._selected(None))
+        self.assertEqual(recipes.IMAGES, images._selected(None))
 
     def test_archive_named_after_tag_and_recipe(self):
-        image = images.BY_NAME['postgres']
+        image = recipes.BY_NAME['postgres']
         path = images.archive_path(image, VERSIONS)
         self.assertEqual(
             'postgres-15-%s.tar' % images.recipe_hash(image, VERSIONS),
@@ -78,11 +80,11 @@ class RecipeHashTest(unittest.TestCase):
         tmp = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, tmp)
         self.images_dir = os.path.join(tmp, 'images')
-        shutil.copytree(images.IMAGES_DIR, self.images_dir)
+        shutil.copytree(recipes.IMAGES_DIR, self.images_dir)
 
     def hash(self, image, versions=VERSIONS):
         if isinstance(image, str):
-            image = images.BY_NAME[image]
+            image = recipes.BY_NAME[image]
         return images.recipe_hash(image, versions, self.images_dir)
 
     def append(self, relpath, text):
@@ -90,19 +92,19 @@ class RecipeHashTest(unittest.TestCase):
             f.write(text)
 
     def test_stable(self):
-        for image in images.IMAGES:
+        for image in recipes.IMAGES:
             self.assertEqual(self.hash(image), self.hash(image))
             self.assertRegex(self.hash(image), '^[0-9a-f]{16}$')
-        self.assertEqual(len(images.IMAGES), len(
-            {self.hash(i) for i in images.IMAGES}))
+        self.assertEqual(len(recipes.IMAGES), len(
+            {self.hash(i) for i in recipes.IMAGES}))
 
     def test_package_list_changes_it(self):
-        image = images.BY_NAME['memcached']
+        image = recipes.BY_NAME['memcached']
         self.assertNotEqual(self.hash(image), self.hash(dataclasses.replace(
             image, packages=image.packages + ('libevent-extra-2.1-7',))))
 
     def test_build_steps_and_configuration_change_it(self):
-        image = images.BY_NAME['postgres']
+        image = recipes.BY_NAME['postgres']
         for change in ({'script': image.script + 'true\n'},
                        {'cmd': ('postgres', '-c', 'fsync=off')},
                        {'env': image.env + (('X', '1'),)},
@@ -111,16 +113,16 @@ class RecipeHashTest(unittest.TestCase):
                 dataclasses.replace(image, **change)), change)
 
     def test_a_file_changes_its_image_only(self):
-        before = {i.name: self.hash(i) for i in images.IMAGES}
+        before = {i.name: self.hash(i) for i in recipes.IMAGES}
         self.append('mariadb/healthcheck.sh', '# a change\n')
-        after = {i.name: self.hash(i) for i in images.IMAGES}
+        after = {i.name: self.hash(i) for i in recipes.IMAGES}
         self.assertNotEqual(before.pop('mariadb'), after.pop('mariadb'))
         self.assertEqual(before, after)
 
     def test_pinned_set_changes_its_image_only(self):
-        before = {i.name: self.hash(i) for i in images.IMAGES}
+        before = {i.name: self.hash(i) for i in recipes.IMAGES}
         self.append('wagtail/requirements.txt', 'six==1.17.0\n')
-        after = {i.name: self.hash(i) for i in images.IMAGES}
+        after = {i.name: self.hash(i) for i in recipes.IMAGES}
         self.assertNotEqual(before.pop('wagtail'), after.pop('wagtail'))
         self.assertEqual(before, after)
 
@@ -136,20 +138,20 @@ class RecipeHashTest(unittest.TestCase):
                 ('HEAT_VERSION', '28.0.0', set())):
             versions = dict(VERSIONS, **{key: value})
             self.assertEqual(changed, {
-                i.name for i in images.IMAGES
+                i.name for i in recipes.IMAGES
                 if self.hash(i) != self.hash(i, versions)}, key)
 
     def test_builder_settings_change_every_image(self):
-        before = {i.name: self.hash(i) for i in images.IMAGES}
+        before = {i.name: self.hash(i) for i in recipes.IMAGES}
         with mock.patch.object(images, '_DPKG_OPTS', ()):
-            after = {i.name: self.hash(i) for i in images.IMAGES}
+            after = {i.name: self.hash(i) for i in recipes.IMAGES}
         self.assertFalse(set(before.items()) & set(after.items()))
 
     def test_the_suite_changes_every_debian_image(self):
-        image = images.BY_NAME['base']
+        image = recipes.BY_NAME['base']
         self.assertNotEqual(self.hash(image), self.hash(
             image, dict(VERSIONS, DEBIAN_SUITE='trixie')))
-        pause = images.BY_NAME['pause']
+        pause = recipes.BY_NAME['pause']
         self.assertEqual(self.hash(pause), self.hash(
             pause, dict(VERSIONS, DEBIAN_SUITE='trixie')))
 
@@ -157,35 +159,35 @@ class RecipeHashTest(unittest.TestCase):
 class ConfigurationTest(unittest.TestCase):
 
     def test_import_changes(self):
-        changes = images._import_changes(images.BY_NAME['pause'], 'abc')
+        changes = images._import_changes(recipes.BY_NAME['pause'], 'abc')
         self.assertEqual(['LABEL heat-k8s.recipe=abc',
                           'ENTRYPOINT ["/pause"]', 'USER 65535:65535',
-                          'ENV PATH=' + images._PATH], changes)
-        changes = images._import_changes(images.BY_NAME['postgres'], 'abc')
+                          'ENV PATH=' + recipes.PATH_ENV], changes)
+        changes = images._import_changes(recipes.BY_NAME['postgres'], 'abc')
         self.assertIn('CMD ["postgres"]', changes)
         self.assertIn('ENV PGDATA=/var/lib/postgresql/data', changes)
         self.assertIn('EXPOSE 5432/tcp', changes)
         self.assertIn('STOPSIGNAL SIGINT', changes)
 
     def test_customize_checks_the_debian_version(self):
-        script = images._customize_script(images.BY_NAME['mariadb'],
+        script = images._customize_script(recipes.BY_NAME['mariadb'],
                                           VERSIONS)
         self.assertIn('dpkg-query', script)
         self.assertIn('10.11.*)', script)
-        script = images._customize_script(images.BY_NAME['keystone'],
+        script = images._customize_script(recipes.BY_NAME['keystone'],
                                           VERSIONS)
         self.assertIn('python3 -m venv /var/lib/kolla/venv', script)
         self.assertIn('--no-index', script)
 
     def test_pins_agree_with_versions_env(self):
-        versions = build.read_versions()
-        for image in images.IMAGES:
-            images.check_pin(image, versions)
+        versions = go.read_versions()
+        for image in recipes.IMAGES:
+            recipes.check_pin(image, versions)
 
     def test_a_pin_that_disagrees_is_refused(self):
-        versions = dict(build.read_versions(), WAGTAIL_VERSION='0.1')
+        versions = dict(go.read_versions(), WAGTAIL_VERSION='0.1')
         self.assertRaisesRegex(RuntimeError, 'wagtail==0.1',
-                               images.check_pin, images.BY_NAME['wagtail'],
+                               recipes.check_pin, recipes.BY_NAME['wagtail'],
                                versions)
 
 
@@ -195,7 +197,7 @@ class EnvironmentFileTest(unittest.TestCase):
         with open(os.path.join(REPO, 'environments',
                                'localcloud-images.yaml')) as f:
             env = yaml.safe_load(f)
-        refs = images.refs(build.read_versions())
+        refs = recipes.refs(go.read_versions())
         self.assertEqual({
             'keystone_image': refs['keystone'],
             'mariadb_image': refs['mariadb'],

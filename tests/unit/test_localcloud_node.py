@@ -19,61 +19,63 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.dirname(os.path.abspath(__file__)))), 'tools'))
 
-from lc import kubernetes  # noqa: E402
-from lc import node  # noqa: E402
+from lc.kubernetes import controlplane  # noqa: E402
+from lc.kubernetes import node_config  # noqa: E402
+from lc.kubernetes import node_host  # noqa: E402
 
-EVERYTHING = {key: True for key, _ in node.REQUIREMENTS}
+EVERYTHING = {key: True for key, _ in node_host.REQUIREMENTS}
 
 
 def test_a_complete_host_lacks_nothing():
-    assert node.missing(EVERYTHING) == []
+    assert node_host.missing(EVERYTHING) == []
 
 
 def test_each_missing_piece_is_named():
-    for key, what in node.REQUIREMENTS:
-        assert node.missing(dict(EVERYTHING, **{key: False})) == [what]
+    for key, what in node_host.REQUIREMENTS:
+        assert node_host.missing(dict(EVERYTHING, **{key: False})) == [what]
 
 
 def test_missing_iptables_says_which_package():
-    lacking = node.missing(dict(EVERYTHING, iptables=False, overlay=False))
+    lacking = node_host.missing(dict(EVERYTHING, iptables=False,
+                                     overlay=False))
     assert lacking == ['the overlay filesystem (modprobe overlay)',
                        'the iptables command (Debian package iptables)']
 
 
 def test_pods_have_no_default_route_and_no_masquerade():
-    bridge = node.cni_config('/ipam')['plugins'][0]
+    bridge = node_host.cni_config('/ipam')['plugins'][0]
     assert bridge['ipMasq'] is False
     assert bridge['isDefaultGateway'] is False
     routes = [r['dst'] for r in bridge['ipam']['routes']]
     assert '0.0.0.0/0' not in routes
-    assert routes == [node.POD_CIDR, kubernetes.SERVICE_CIDR]
+    assert routes == [node_host.POD_CIDR, controlplane.SERVICE_CIDR]
     assert bridge['ipam']['dataDir'] == '/ipam'
 
 
 def test_real_pods_and_fake_pods_never_share_addresses():
-    real = ipaddress.ip_network(node.POD_CIDR)
-    assert not real.overlaps(ipaddress.ip_network(kubernetes.POD_CIDR))
-    assert not real.overlaps(ipaddress.ip_network(kubernetes.SERVICE_CIDR))
-    assert ipaddress.ip_address(node.DNS_IP) in ipaddress.ip_network(
-        kubernetes.SERVICE_CIDR)
+    real = ipaddress.ip_network(node_host.POD_CIDR)
+    assert not real.overlaps(ipaddress.ip_network(controlplane.POD_CIDR))
+    assert not real.overlaps(ipaddress.ip_network(controlplane.SERVICE_CIDR))
+    assert ipaddress.ip_address(node_config.DNS_IP) in ipaddress.ip_network(
+        controlplane.SERVICE_CIDR)
 
 
 def test_kubelet_listens_on_loopback_and_accepts_cgroup_v1():
-    config = node.kubelet_config(10250, 10248, '/run/c.sock', '/ca',
-                                 '/crt', '/key', '/logs')
+    config = node_config.kubelet_config(10250, 10248, '/run/c.sock', '/ca',
+                                        '/crt', '/key', '/logs')
     assert config['address'] == config['healthzBindAddress'] == '127.0.0.1'
     assert config['readOnlyPort'] == 0
     assert config['failCgroupV1'] is False
     assert config['cgroupDriver'] == 'cgroupfs'
     assert config['authentication']['anonymous']['enabled'] is False
     assert config['containerRuntimeEndpoint'] == 'unix:///run/c.sock'
-    assert config['clusterDNS'] == [node.DNS_IP]
+    assert config['clusterDNS'] == [node_config.DNS_IP]
     # Images built here cannot be pulled again.
     assert config['imageGCHighThresholdPercent'] == 100
 
 
 def test_kube_proxy_serves_node_ports_on_loopback_only():
-    config = node.kube_proxy_config('/kc', 1, 2)
+    config = node_config.kube_proxy_config('/kc', 1, 2)
     assert config['nodePortAddresses'] == ['127.0.0.0/8']
     assert config['bindAddress'] == '127.0.0.1'
     assert config['healthzBindAddress'] == '127.0.0.1:1'
@@ -81,13 +83,14 @@ def test_kube_proxy_serves_node_ports_on_loopback_only():
 
 
 def test_guard_drops_everything_forwarded_off_the_bridge():
-    rules = node.guard_rules(6443)
-    assert ('filter', 'FORWARD', ['-i', node.BRIDGE, '!', '-o', node.BRIDGE,
+    rules = node_host.guard_rules(6443)
+    bridge = node_host.BRIDGE
+    assert ('filter', 'FORWARD', ['-i', bridge, '!', '-o', bridge,
                                   '-j', 'DROP']) in rules
 
 
 def test_pods_reach_the_api_server_at_the_kubernetes_service():
-    (nat,) = [r for r in node.guard_rules(6443) if r[0] == 'nat']
+    (nat,) = [r for r in node_host.guard_rules(6443) if r[0] == 'nat']
     table, hook, rule = nat
     assert hook == 'PREROUTING'
     assert rule[rule.index('-d') + 1] == '10.0.0.1'
@@ -95,8 +98,9 @@ def test_pods_reach_the_api_server_at_the_kubernetes_service():
 
 
 def test_containerd_uses_runc_without_systemd_and_the_local_pause():
-    text = node.containerd_config('/root', '/state', '/s.sock', '/net.d',
-                                  'localhost/heat-k8s/pause:3.10.2')
+    text = node_config.containerd_config(
+        '/root', '/state', '/s.sock', '/net.d',
+        'localhost/heat-k8s/pause:3.10.2')
     assert 'sandbox_image = "localhost/heat-k8s/pause:3.10.2"' in text
     assert 'SystemdCgroup = false' in text
     assert 'BinaryName = "/usr/sbin/runc"' in text
@@ -106,12 +110,12 @@ def test_containerd_uses_runc_without_systemd_and_the_local_pause():
 
 
 def test_kwok_nodes_are_tainted_and_the_real_node_is_a_controller():
-    assert kubernetes.KWOK_TAINT['effect'] == 'NoSchedule'
-    assert node.LABELS == {'role': 'controller', 'type': 'real'}
+    assert controlplane.KWOK_TAINT['effect'] == 'NoSchedule'
+    assert node_config.LABELS == {'role': 'controller', 'type': 'real'}
 
 
 def test_pod_security_is_baseline_outside_kube_system():
-    (plugin,) = kubernetes.ADMISSION_CONFIG['plugins']
+    (plugin,) = controlplane.ADMISSION_CONFIG['plugins']
     config = plugin['configuration']
     assert config['defaults']['enforce'] == 'baseline'
     assert config['exemptions']['namespaces'] == ['kube-system']

@@ -19,16 +19,16 @@ import shutil
 import sys
 import time
 
-from lc import build
 from lc import cloud
 from lc import demo
 from lc import docker_host
-from lc import images
-from lc import kubernetes
-from lc import node as node_mod
 from lc import paths
 from lc import procs
-from lc import venv
+from lc.builds import go
+from lc.builds import images
+from lc.builds import venv
+from lc.kubernetes import controlplane
+from lc.kubernetes import node as node_mod
 
 
 def _log(msg):
@@ -37,16 +37,16 @@ def _log(msg):
 
 def cmd_build(args):
     if args.update:
-        build.update(build.read_versions())
-    for d in build.build(log=_log):
+        go.update(go.read_versions())
+    for d in go.build(log=_log):
         print(d)
 
 
 def cmd_up(args):
     started = time.monotonic()
-    bins = build.build(log=_log)
+    bins = go.build(log=_log)
     built = time.monotonic()
-    cluster = kubernetes.Cluster(args.state_dir, bins)
+    cluster = controlplane.Cluster(args.state_dir, bins)
     cluster.info['node'] = not args.kwok_only
     if cluster.info['node']:
         node_mod.Node(cluster).check_host()
@@ -57,7 +57,7 @@ def cmd_up(args):
             node_mod.Node(cluster, log=_log).up()
 
     if args.kubernetes_only:
-        flags = os.path.join(args.state_dir, kubernetes.WEBHOOK_FLAGS_FILE)
+        flags = os.path.join(args.state_dir, controlplane.WEBHOOK_FLAGS_FILE)
         if os.path.exists(flags):  # left by a full `up`: no Keystone now
             os.unlink(flags)
         cluster.info.pop('venv', None)
@@ -86,9 +86,9 @@ def cmd_up(args):
 
 
 def cmd_down(args):
-    cluster = kubernetes.Cluster(args.state_dir)
+    cluster = controlplane.Cluster(args.state_dir)
     cloud.OpenStack(cluster, cluster.info.get('venv')).down()
-    known = set(kubernetes.COMPONENTS)
+    known = set(controlplane.COMPONENTS)
     # Anything else we started (future components) first, then Kubernetes.
     known.update(node_mod.COMPONENTS)
     for name in procs.names(args.state_dir):
@@ -117,7 +117,7 @@ def cmd_docker_host(args):
 
 
 def cmd_status(args):
-    cluster = kubernetes.Cluster(args.state_dir)
+    cluster = controlplane.Cluster(args.state_dir)
     if not cluster.info:
         print('no local cloud in %s' % args.state_dir)
         return 3
@@ -143,8 +143,8 @@ def cmd_status(args):
 def env_exports(state_dir):
     """What `env` exports: the CLIs on PATH, the admin kubeconfig and, for
     a full cloud, clouds.yaml with OS_CLOUD=demo."""
-    cluster = kubernetes.Cluster(state_dir)
-    bins = cluster.info.get('bins') or build.all_bin_dirs()
+    cluster = controlplane.Cluster(state_dir)
+    bins = cluster.info.get('bins') or go.all_bin_dirs()
     if cluster.info.get('venv'):
         bins = bins + [venv.bin_dir(cluster.info['venv'])]
     exports = {
@@ -168,14 +168,14 @@ def cmd_demo(args):
     args.kubernetes_only = False
     up_started = time.monotonic()
     cmd_up(args)
-    return demo.run(kubernetes.Cluster(args.state_dir),
+    return demo.run(controlplane.Cluster(args.state_dir),
                     env_exports(args.state_dir),
                     self_cmd=_self(args), stack_name=args.stack_name,
                     up_seconds=time.monotonic() - up_started, log=_log)
 
 
 def cmd_restart(args):
-    cluster = kubernetes.Cluster(args.state_dir)
+    cluster = controlplane.Cluster(args.state_dir)
     if args.component in cloud.PROCESSES:
         if not cluster.info.get('venv'):
             raise SystemExit('localcloud: %s is not part of this cloud '
@@ -252,7 +252,7 @@ def parser():
                    'name is deleted first')
     m.set_defaults(func=cmd_demo, token_expiration=None, kwok_only=False)
     r = sub.add_parser('restart', help='restart one component')
-    r.add_argument('component', choices=kubernetes.COMPONENTS +
+    r.add_argument('component', choices=controlplane.COMPONENTS +
                    node_mod.COMPONENTS + tuple(
         n for n in cloud.PROCESSES if n != 'epmd'))
     r.set_defaults(func=cmd_restart)

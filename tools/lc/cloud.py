@@ -30,19 +30,24 @@ import os
 import threading
 import time
 
-from lc import heat
-from lc import keystone
-from lc import keystone_auth
-from lc import mariadb
 from lc import procs
-from lc import rabbitmq
+from lc import service
+from lc.openstack import heat
+from lc.openstack import keystone
+from lc.openstack import keystone_auth
+from lc.openstack import mariadb
+from lc.openstack import rabbitmq
 
 # Keystone user -> the project it is a `member` of (same name).
 TENANTS = ('demo', 'other')
 CLOUDS_FILE = 'clouds.yaml'
-# The order `down` stops processes in (`up` starts them the other way).
-PROCESSES = (heat.API, heat.ENGINE, keystone_auth.NAME, keystone.NAME,
-             rabbitmq.NAME, rabbitmq.EPMD, mariadb.NAME)
+# Process -> the attribute of its service, in the order `down` stops them
+# (`up` starts them the other way).
+SERVICE_OF = {heat.API: 'heat', heat.ENGINE: 'heat',
+              keystone_auth.NAME: 'keystone_auth', keystone.NAME: 'keystone',
+              rabbitmq.NAME: 'rabbitmq', rabbitmq.EPMD: 'rabbitmq',
+              mariadb.NAME: 'mariadb'}
+PROCESSES = tuple(SERVICE_OF)
 PORTS = (mariadb.NAME, 'rabbitmq', 'rabbitmq-dist', 'epmd', keystone.NAME,
          keystone_auth.NAME, heat.API)
 
@@ -81,7 +86,8 @@ class OpenStack(object):
             token_expiration=self.info.get('token_expiration', 3600))
         self.keystone_auth = keystone_auth.KeystoneAuth(cluster,
                                                         self.keystone, log)
-        self.heat = heat.Heat(cluster, venv, self.keystone, log)
+        self.heat = heat.Heat(cluster, venv, self.keystone, self.mariadb,
+                              log)
 
     @property
     def info(self):
@@ -140,15 +146,13 @@ class OpenStack(object):
         self._step('k8s-keystone-auth serving', t0)
         self.rabbitmq.wait()
         self._step('rabbitmq ready', t0)
-        # Engines already running (a second `up`) registered long ago.
-        since = None if self.heat.running()[heat.ENGINE] else heat.utcnow()
         self.heat.start()
         for tenant in TENANTS:
             self.keystone_auth.sync(tenant, tenant,
                                     self.info['projects'][tenant])
         self._step('project namespaces synced', t0)
         token, body = self.keystone.token('admin', 'admin')
-        self.heat.wait(self.mariadb, token, body['project']['id'], since)
+        self.heat.wait_listed(token, body['project']['id'])
         self._step('heat api and %d engines up' % heat.ENGINE_WORKERS, t0)
         self.write_clouds_yaml()
 
@@ -183,10 +187,8 @@ class OpenStack(object):
                 'interface': 'public',
                 'cacert': self.cluster.ca_file,
             }
-        fd = os.open(self.clouds_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
-                     0o600)
-        with os.fdopen(fd, 'w') as f:  # JSON is YAML
-            json.dump({'clouds': clouds}, f, indent=2)
+        service.write_files({  # JSON is YAML
+            self.clouds_file: json.dumps({'clouds': clouds}, indent=2)})
 
     def status(self):
         return {name: procs.running(self.state_dir, name)
@@ -200,33 +202,7 @@ class OpenStack(object):
         }
 
     def restart(self, name):
-        if name == keystone_auth.NAME:
-            self.keystone_auth.stop()
-            self.keystone_auth.start()
-            self.keystone_auth.wait()
-        elif name == keystone.NAME:
-            self.keystone.stop()
-            self.keystone.start()
-            self.keystone.wait()
-        elif name == heat.API:
-            procs.stop(self.state_dir, name, timeout=20)
-            self.heat.start([name])
-            self.heat.wait_api()
-        elif name == heat.ENGINE:
-            procs.stop(self.state_dir, name, timeout=20)
-            since = heat.utcnow()
-            self.heat.start([name])
-            self.heat.wait_engines(self.mariadb, since)
-        elif name == rabbitmq.NAME:
-            procs.stop(self.state_dir, name, timeout=30)
-            self.rabbitmq.start()
-            self.rabbitmq.wait()
-        elif name == mariadb.NAME:
-            self.mariadb.stop()
-            self.mariadb.start()
-            self.mariadb.wait()
-        else:
-            raise KeyError(name)
+        getattr(self, SERVICE_OF[name]).restart(name)
 
     def down(self):
         # The API services first, together (heat-engine takes seconds to

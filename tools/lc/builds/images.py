@@ -35,188 +35,33 @@ import sys
 import tarfile
 import tempfile
 
-from lc import build
 from lc import paths
+from lc.builds import go
+from lc.builds import recipes
 
-REGISTRY = 'localhost/heat-k8s'
 MIRROR = 'http://deb.debian.org/debian'
 RECIPE_LABEL = 'heat-k8s.recipe'
-IMAGES_DIR = os.path.join(paths.TOOLS_DIR, 'images')
 PODMAN = ('podman', '--runtime', '/usr/sbin/runc',
           '--cgroup-manager', 'cgroupfs')
-# Paths inside the chroot (not the host's /tmp); removed before the image
-# is taken.
-STAGE = '/tmp/heat-k8s-stage'  # noqa: S108
+# Where the wheels wait inside the chroot, as recipes.STAGE.
 WHEELS = '/tmp/heat-k8s-wheels'  # noqa: S108
-
-# The upstream version a Debian package gives an image's tag, per suite;
-# the build checks the installed package really has it.
-DEBIAN_TAGS = {
-    'bookworm': {'postgresql-15': '15', 'mariadb-server': '10.11',
-                 'memcached': '1.6'},
-}
 # Python of each suite: the wheels are chosen for it, whatever the host's.
 DEBIAN_PYTHON = {'bookworm': '3.11.2'}
 # glibc 2.36 in bookworm.
 _WHEEL_PLATFORMS = ('linux_x86_64', 'manylinux2014_x86_64') + tuple(
     'manylinux_2_%d_x86_64' % minor for minor in range(17, 37))
 
-_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 _DPKG_OPTS = ('path-exclude=/usr/share/man/*',
               'path-exclude=/usr/share/info/*',
               'path-exclude=/usr/share/doc/*',
               'path-include=/usr/share/doc/*/copyright',
               'path-exclude=/usr/share/locale/*')
-
-
-@dataclasses.dataclass(frozen=True)
-class Image:
-    name: str
-    version_key: str = ''      # versions.env key of the tag, or
-    debian_package: str = ''   # the Debian package whose version tags it
-    packages: tuple = ()       # Debian packages (none: FROM scratch)
-    files: tuple = ()          # (file under tools/images, path, mode)
-    requirements: str = ''     # pinned pip set under tools/images
-    venv: str = ''             # where the pip set goes
-    pin: str = ''              # requirement that must match version_key
-    script: str = ''           # shell steps in the chroot, last
-    entrypoint: tuple = ()
-    cmd: tuple = ()
-    user: str = ''
-    workdir: str = ''
-    env: tuple = ()            # (name, value)
-    ports: tuple = ()
-    stop_signal: str = ''
-
-
-_APACHE_ENV = (
-    ('APACHE_RUN_USER', 'www-data'), ('APACHE_RUN_GROUP', 'www-data'),
-    # Not under /run, which a runtime may mount empty.
-    ('APACHE_RUN_DIR', '/var/lib/apache2/run'),
-    ('APACHE_PID_FILE', '/var/lib/apache2/run/apache2.pid'),
-    ('APACHE_LOCK_DIR', '/var/lib/apache2/lock'),
-    ('APACHE_LOG_DIR', '/var/log/apache2'))
-
-IMAGES = (
-    Image(
-        name='pause', version_key='PAUSE_VERSION',
-        files=(('pause.c', '/pause', 0o755),),
-        entrypoint=('/pause',), user='65535:65535'),
-    Image(
-        name='base', version_key='DEBIAN_SUITE',
-        packages=('ca-certificates',), cmd=('/bin/bash',)),
-    Image(
-        name='postgres', debian_package='postgresql-15',
-        packages=('postgresql-15',),
-        files=(('postgres/entrypoint', '/usr/local/bin/docker-entrypoint.sh',
-                0o755),),
-        # Debian's package made a cluster of its own; ours is PGDATA.
-        script='rm -rf /var/lib/postgresql/15 /etc/postgresql/15\n'
-               'install -d -o postgres -g postgres -m 700 '
-               '/var/lib/postgresql/data\n',
-        entrypoint=('docker-entrypoint.sh',), cmd=('postgres',),
-        env=(('PATH', '/usr/lib/postgresql/15/bin:' + _PATH),
-             ('PGDATA', '/var/lib/postgresql/data'), ('LANG', 'C.UTF-8')),
-        ports=(5432,), stop_signal='SIGINT'),
-    Image(
-        name='mariadb', debian_package='mariadb-server',
-        packages=('mariadb-server', 'mariadb-client'),
-        files=(('mariadb/entrypoint', '/usr/local/bin/docker-entrypoint.sh',
-                0o755),
-               ('mariadb/healthcheck.sh', '/usr/local/bin/healthcheck.sh',
-                0o755),
-               ('mariadb/mariadb.cnf', '/etc/mysql/mariadb.cnf', 0o644)),
-        # The package initialised a datadir; ours starts empty so the
-        # entrypoint sets root's password. The address is the entrypoint's.
-        script='rm -rf /var/lib/mysql/*\n'
-               "sed -i '/^bind-address/d' "
-               '/etc/mysql/mariadb.conf.d/50-server.cnf\n'
-               'mkdir -p /etc/mysql/conf.d\n',
-        entrypoint=('docker-entrypoint.sh',), cmd=('mariadbd',),
-        env=(('LANG', 'C.UTF-8'),), ports=(3306,)),
-    Image(
-        name='memcached', debian_package='memcached',
-        packages=('memcached',),
-        files=(('memcached/entrypoint',
-                '/usr/local/bin/docker-entrypoint.sh', 0o755),),
-        entrypoint=('docker-entrypoint.sh',), cmd=('memcached',),
-        user='memcache', ports=(11211,)),
-    Image(
-        name='keystone', version_key='KEYSTONE_VERSION',
-        # curl: the docker backend's HTTP health check runs in the image.
-        packages=('ca-certificates', 'curl', 'passwd', 'python3',
-                  'python3-venv', 'apache2', 'libapache2-mod-wsgi-py3'),
-        files=(('keystone/kolla_start', '/usr/local/bin/kolla_start',
-                0o755),),
-        requirements='keystone/requirements.txt',
-        venv='/var/lib/kolla/venv', pin='keystone',
-        # Apache listens only where wsgi-keystone.conf says, logs to the
-        # container's output, and runs without apache2ctl.
-        script='useradd --system --user-group --home-dir /var/lib/keystone '
-               '--create-home --shell /usr/sbin/nologin keystone\n'
-               'install -d -o keystone -g keystone /etc/keystone '
-               '/var/log/keystone\n'
-               'install -d /var/lib/kolla/config_files /var/lib/apache2/run '
-               '/var/lib/apache2/lock\n'
-               'rm -f /etc/apache2/sites-enabled/*\n'
-               ': > /etc/apache2/ports.conf\n'
-               'echo "ServerName localhost" > '
-               '/etc/apache2/conf-enabled/servername.conf\n'
-               'a2enmod -q wsgi\n'
-               'ln -sf /dev/stderr /var/log/apache2/error.log\n'
-               'ln -sf /dev/stdout /var/log/apache2/access.log\n'
-               'ln -sf /dev/stdout '
-               '/var/log/apache2/other_vhosts_access.log\n',
-        cmd=('kolla_start',),
-        env=(('PATH', '/var/lib/kolla/venv/bin:' + _PATH),
-             ('LANG', 'C.UTF-8')) + _APACHE_ENV,
-        ports=(5000,)),
-    Image(
-        name='wagtail', version_key='WAGTAIL_VERSION',
-        packages=('ca-certificates', 'passwd', 'python3', 'python3-venv'),
-        files=(('wagtail/local_settings.py', STAGE + '/local.py', 0o644),
-               ('wagtail/site-migrate', '/usr/local/bin/site-migrate',
-                0o755),
-               ('wagtail/site-serve', '/usr/local/bin/site-serve', 0o755)),
-        requirements='wagtail/requirements.txt',
-        venv='/opt/wagtail/venv', pin='wagtail',
-        # 'site' is a Python module, so the project is mysite (the name
-        # Wagtail's tutorial uses); its static files are collected here.
-        script='cd /opt/wagtail\n'
-               'wagtail start mysite\n'
-               'install -m 644 %s/local.py mysite/mysite/settings/\n'
-               'cd mysite\n'
-               'DJANGO_SETTINGS_MODULE=mysite.settings.production '
-               'python manage.py collectstatic --noinput -v 0\n'
-               'useradd --system --user-group --home-dir /opt/wagtail '
-               '--shell /usr/sbin/nologin wagtail\n'
-               'install -d -o wagtail -g wagtail media\n' % STAGE,
-        cmd=('site-serve',), user='wagtail',
-        workdir='/opt/wagtail/mysite',
-        env=(('PATH', '/opt/wagtail/venv/bin:' + _PATH),
-             ('DJANGO_SETTINGS_MODULE', 'mysite.settings.production'),
-             ('PYTHONUNBUFFERED', '1'), ('LANG', 'C.UTF-8')),
-        ports=(8080,)),
-)
-BY_NAME = {i.name: i for i in IMAGES}
-
-
-def tag(image, versions):
-    if image.version_key:
-        return versions[image.version_key]
-    return DEBIAN_TAGS[versions['DEBIAN_SUITE']][image.debian_package]
-
-
-def ref(name, versions=None):
-    """Full reference of the image called `name`."""
-    versions = versions or build.read_versions()
-    return '%s/%s:%s' % (REGISTRY, name, tag(BY_NAME[name], versions))
-
-
-def refs(versions=None):
-    """name -> full reference of every image."""
-    versions = versions or build.read_versions()
-    return {i.name: ref(i.name, versions) for i in IMAGES}
+# The names the builder code hashed into every recipe (_BUILDER_SOURCE)
+# reads; kept, so that the recipes' move changed no image's hash.
+IMAGES_DIR = recipes.IMAGES_DIR
+STAGE = recipes.STAGE
+_PATH = recipes.PATH_ENV
+tag = recipes.tag
 
 
 def _file_digest(path):
@@ -261,19 +106,6 @@ def images_cache():
 def archive_path(image, versions):
     return os.path.join(images_cache(), '%s-%s-%s.tar' % (
         image.name, tag(image, versions), recipe_hash(image, versions)))
-
-
-def check_pin(image, versions, images_dir=IMAGES_DIR):
-    """The pinned pip set installs the version the image is tagged with."""
-    if not image.pin:
-        return
-    want = '%s==%s' % (image.pin, tag(image, versions))
-    with open(os.path.join(images_dir, image.requirements)) as f:
-        lines = [line.strip().lower() for line in f]
-    if want.lower() not in lines:
-        raise RuntimeError(
-            '%s does not pin %s (tools/versions.env): regenerate it with '
-            'pip freeze' % (image.requirements, want))
 
 
 def _import_changes(image, recipe_id):
@@ -462,9 +294,9 @@ def _podman_label(reference):
 
 def _build(image, versions, log):
     """Build the image into podman's store and save its archive."""
-    check_pin(image, versions)
+    recipes.check_pin(image, versions)
     recipe_id = recipe_hash(image, versions)
-    reference = ref(image.name, versions)
+    reference = recipes.ref(image.name, versions)
     archive = archive_path(image, versions)
     os.makedirs(images_cache(), exist_ok=True)
     with tempfile.TemporaryDirectory(dir=images_cache(),
@@ -527,8 +359,8 @@ def _build_lock():
 
 def ensure(image, versions=None, log=print, load=True):
     """Build the image unless cached; load it into podman when `load`."""
-    versions = versions or build.read_versions()
-    reference = ref(image.name, versions)
+    versions = versions or go.read_versions()
+    reference = recipes.ref(image.name, versions)
     recipe_id = recipe_hash(image, versions)
     archive = archive_path(image, versions)
     in_podman = _podman_label(reference) == recipe_id
@@ -553,24 +385,24 @@ def ensure(image, versions=None, log=print, load=True):
 
 def _selected(only):
     if not only:
-        return IMAGES
-    unknown = sorted(set(only) - set(BY_NAME))
+        return recipes.IMAGES
+    unknown = sorted(set(only) - set(recipes.BY_NAME))
     if unknown:
         raise ValueError('unknown image(s) %s; known: %s' % (
-            ', '.join(unknown), ', '.join(BY_NAME)))
-    return tuple(i for i in IMAGES if i.name in only)
+            ', '.join(unknown), ', '.join(recipes.BY_NAME)))
+    return tuple(i for i in recipes.IMAGES if i.name in only)
 
 
 def build_all(log=print, only=None):
     """Build (or find cached) every image; return their references."""
-    versions = build.read_versions()
+    versions = go.read_versions()
     return [ensure(i, versions, log)[0] for i in _selected(only)]
 
 
 def archives(log=print):
     """Paths of docker-archive tars of every image, for `ctr import`."""
-    versions = build.read_versions()
-    return [ensure(i, versions, log)[1] for i in IMAGES]
+    versions = go.read_versions()
+    return [ensure(i, versions, log)[1] for i in recipes.IMAGES]
 
 
 # Read once, at import: the source of the code this process runs (a file

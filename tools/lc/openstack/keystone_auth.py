@@ -24,12 +24,12 @@ ClusterRole of the same name. Authorization stays RBAC: the ClusterRoles
 
 import json
 import os
-import socket
 import urllib.error
 
-from lc import kubernetes
-from lc import pki
 from lc import procs
+from lc import service
+from lc.kubernetes import controlplane
+from lc.kubernetes import pki
 
 NAME = 'k8s-keystone-auth'
 # Projects whose tokens never get a namespace (the services' own project).
@@ -76,35 +76,26 @@ def _reader_rules():
 CLUSTER_ROLES = {'member': MEMBER_RULES, 'reader': _reader_rules()}
 
 
-class KeystoneAuth(object):
+class KeystoneAuth(service.Service):
+
+    PORT = NAME
+    DIR = NAME
 
     def __init__(self, cluster, keystone, log=print):
-        self.cluster = cluster
+        super().__init__(cluster, log)
         self.keystone = keystone
-        self.state_dir = cluster.state_dir
-        self.dir = os.path.join(self.state_dir, NAME)
         self.sync_config = os.path.join(self.dir, 'sync-config.yaml')
         self.webhook_config = os.path.join(self.dir, 'webhook.kubeconfig')
-        self.log = log
-
-    @property
-    def port(self):
-        return self.cluster.port(NAME)
 
     def configure(self):
         """Files for the webhook and the apiserver's flags hook.
 
         Call before the apiserver starts: it reads the flags file.
         """
-        os.makedirs(self.dir, exist_ok=True)
         pki.ensure_serving_cert(self.cluster.pki, NAME, ['IP:127.0.0.1'])
-        with open(self.sync_config, 'w') as f:
-            # JSON is YAML.
-            json.dump({'data-types-to-sync': ['projects',
-                                              'role_assignments'],
-                       'namespace-format': '%i',
-                       'projects-name-blacklist':
-                           list(BLACKLISTED_PROJECTS)}, f, indent=2)
+        sync = {'data-types-to-sync': ['projects', 'role_assignments'],
+                'namespace-format': '%i',
+                'projects-name-blacklist': list(BLACKLISTED_PROJECTS)}
         webhook = {
             'apiVersion': 'v1', 'kind': 'Config',
             'clusters': [{'name': NAME, 'cluster': {
@@ -115,8 +106,6 @@ class KeystoneAuth(object):
                 'cluster': NAME, 'user': 'kube-apiserver'}}],
             'current-context': 'webhook',
         }
-        with open(self.webhook_config, 'w') as f:
-            json.dump(webhook, f, indent=2)
         flags = [
             '--authentication-token-webhook-config-file='
             + self.webhook_config,
@@ -124,9 +113,11 @@ class KeystoneAuth(object):
             '--authentication-token-webhook-version=v1beta1',
             '--authentication-token-webhook-cache-ttl=30s',
         ]
-        with open(os.path.join(self.state_dir,
-                               kubernetes.WEBHOOK_FLAGS_FILE), 'w') as f:
-            json.dump(flags, f, indent=2)
+        service.write_files({  # JSON is YAML
+            self.sync_config: json.dumps(sync, indent=2),
+            self.webhook_config: json.dumps(webhook, indent=2),
+            os.path.join(self.state_dir, controlplane.WEBHOOK_FLAGS_FILE):
+                json.dumps(flags, indent=2)})
 
     def argv(self):
         return [self.cluster.binary(NAME),
@@ -142,17 +133,11 @@ class KeystoneAuth(object):
                                              'admin.kubeconfig'),
                 '--sync-config-file', self.sync_config]
 
-    def start(self):
+    def processes(self):
         """Needs Keystone up; it serves once the apiserver answers."""
-        procs.start(self.state_dir, NAME, self.argv())
-
-    def _listening(self):
-        with socket.create_connection(('127.0.0.1', self.port), timeout=1):
-            return True
-
-    def wait(self, timeout=60):
-        procs.wait_for(self._listening, '%s on port %d' % (NAME, self.port),
-                       timeout, NAME, self.state_dir)
+        return (service.Process(
+            NAME, self.argv(), ready=service.accepts(self.port),
+            what='%s on port %d' % (NAME, self.port)),)
 
     def apply_cluster_roles(self):
         for name, rules in sorted(CLUSTER_ROLES.items()):
@@ -184,9 +169,3 @@ class KeystoneAuth(object):
         procs.wait_for(lambda: self.can_read_namespace(token, project_id),
                        'Keystone user %s to read namespace %s'
                        % (user, project_id), timeout, NAME, self.state_dir)
-
-    def running(self):
-        return procs.running(self.state_dir, NAME)
-
-    def stop(self):
-        procs.stop(self.state_dir, NAME)

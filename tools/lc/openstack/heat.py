@@ -25,12 +25,12 @@ import datetime
 import json
 import os
 import subprocess
-import urllib.error
 import urllib.request
 
-from lc import keystone
-from lc import passwords
 from lc import procs
+from lc import service
+from lc.openstack import keystone
+from lc.openstack import passwords
 
 API = 'heat-api'
 ENGINE = 'heat-engine'
@@ -50,7 +50,7 @@ auth_encryption_key = {auth_encryption_key}
 # Deferred auth uses trusts: deferred_auth_method's default and only
 # working value (the option is deprecated, so it is not set here).
 # Long operations outlive the user's token: the engine re-authenticates
-# with its trust (needs the Keystone policy of lc/keystone.py).
+# with its trust (needs the Keystone policy of keystone.py).
 reauthentication_auth_method = trusts
 stack_user_domain_name = {stack_domain}
 stack_domain_admin = {stack_domain_admin}
@@ -102,32 +102,24 @@ def utcnow():
         tzinfo=None, microsecond=0)
 
 
-class Heat(object):
+class Heat(service.Service):
 
-    def __init__(self, cluster, venv, identity, log=print):
-        self.cluster = cluster
-        self.state_dir = cluster.state_dir
-        self.venv = venv
+    PORT = API
+    DIR = 'heat'
+
+    def __init__(self, cluster, venv, identity, db, log=print):
+        super().__init__(cluster, log, venv)
         self.identity = identity
-        self.dir = os.path.join(self.state_dir, 'heat')
+        self.db = db
         self.conf = os.path.join(self.dir, 'heat.conf')
-        self.log = log
-
-    @property
-    def port(self):
-        return self.cluster.port(API)
-
-    @property
-    def url(self):
-        return 'http://127.0.0.1:%d' % self.port
+        # When this start's engine workers started; None: they were
+        # running already (and registered long ago).
+        self.engines_since = None
 
     @property
     def endpoint(self):
         """The catalog URL; keystoneauth substitutes the project ID."""
         return self.url + '/v1/%(project_id)s'
-
-    def _bin(self, name):
-        return os.path.join(self.venv, 'bin', name)
 
     def keystone_spec(self):
         """What Heat needs in Keystone (see keystone_setup.py)."""
@@ -162,9 +154,7 @@ class Heat(object):
             keystone=self.identity.url, service_user=SERVICE_USER,
             service_password=self.identity.password(SERVICE_USER),
             dir=self.dir)
-        fd = os.open(self.conf, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, 'w') as f:
-            f.write(text)
+        service.write_files({self.conf: text})
         # heat-k8s's settings, by its helper: the endpoint from the
         # catalog (registered by register_kubernetes()), the cluster's CA.
         self.configure_tool('--config-file', self.conf, '--catalog',
@@ -172,7 +162,7 @@ class Heat(object):
 
     def configure_tool(self, *args, env=None):
         """Run heat-k8s-configure (installed with the package)."""
-        out = subprocess.run([self._bin('heat-k8s-configure')] + list(args),
+        out = subprocess.run([self.bin('heat-k8s-configure')] + list(args),
                              capture_output=True, text=True, env=env)
         if out.returncode:
             raise RuntimeError('heat-k8s-configure failed:\n%s%s'
@@ -192,39 +182,32 @@ class Heat(object):
         stamp = os.path.join(self.dir, '.db-synced')
         if os.path.exists(stamp):
             return
-        out = subprocess.run([self._bin('heat-manage'), '--config-file',
+        out = subprocess.run([self.bin('heat-manage'), '--config-file',
                               self.conf, 'db_sync'], capture_output=True,
                              text=True)
         if out.returncode:
             raise RuntimeError('heat-manage db_sync failed:\n' + out.stderr)
         open(stamp, 'w').close()
 
-    def argv(self, name):
-        if name == API:
-            return [self._bin('uwsgi'),
-                    '--http-socket', '127.0.0.1:%d' % self.port,
-                    '--module', 'heat.wsgi.api:application',
-                    '--pyargv', '--config-file ' + self.conf,
-                    '--master', '--processes', '2', '--threads', '1',
-                    '--lazy-apps', '--need-app', '--die-on-term',
-                    '--buffer-size', '65535', '--disable-logging',
-                    '--add-header', 'Connection: close',
-                    '--procname-prefix-spaced', API]
-        if name == ENGINE:
-            return [self._bin('python'), self._bin('heat-engine'),
-                    '--config-file', self.conf]
-        raise KeyError(name)
+    def processes(self):
+        workers = '%d heat-engine workers to register' % ENGINE_WORKERS
+        return (
+            service.Process(ENGINE, [self.bin('python'),
+                                     self.bin('heat-engine'),
+                                     '--config-file', self.conf],
+                            ready=self._registered, what=workers,
+                            ready_timeout=120, stop_timeout=20),
+            service.Process(API, self.uwsgi(
+                'heat.wsgi.api:application', 2, 1,
+                '--pyargv', '--config-file ' + self.conf, procname=API),
+                # The versions document.
+                ready=service.answers(self.url + '/', (200, 300)),
+                what='heat-api at ' + self.url,
+                ready_timeout=120, stop_timeout=20))
 
-    def start(self, names=(ENGINE, API)):
-        for name in names:
-            procs.start(self.state_dir, name, self.argv(name))
-
-    def _api_up(self):
-        try:
-            urllib.request.urlopen(self.url + '/', timeout=5)
-        except urllib.error.HTTPError as e:
-            return e.code == 300  # the versions document
-        return True
+    def prepare(self):
+        self.engines_since = (None if procs.running(self.state_dir, ENGINE)
+                              else utcnow())
 
     def engines(self, token, project_id, since=None):
         """heat-engine workers whose service record says "up" (and, with
@@ -239,47 +222,25 @@ class Heat(object):
                 and s['status'] == 'up' and (
                     since is None or _parse_time(s['created_at']) >= since)]
 
-    def _registered(self, db, since):
+    def _registered(self):
         """Engine workers of this start that wrote their service record
         (each starts its RPC server before that)."""
-        out = db.sql("SELECT COUNT(*) FROM service WHERE deleted_at IS NULL"
-                     " AND `binary` = '%s' AND created_at >= '%s';"
-                     % (ENGINE, since.isoformat(' ')), database='heat')
+        if self.engines_since is None:
+            return True
+        out = self.db.sql(
+            "SELECT COUNT(*) FROM service WHERE deleted_at IS NULL"
+            " AND `binary` = '%s' AND created_at >= '%s';"
+            % (ENGINE, self.engines_since.isoformat(' ')), database='heat')
         return int(out.strip()) >= ENGINE_WORKERS
 
-    def wait_engines(self, db, since, timeout=120):
-        """Wait for the engine workers started after `since` to register."""
-        procs.wait_for(lambda: self._registered(db, since),
-                       '%d heat-engine workers to register' % ENGINE_WORKERS,
-                       timeout, ENGINE, self.state_dir)
-
-    def wait_api(self, timeout=120):
-        procs.wait_for(self._api_up, 'heat-api at ' + self.url, timeout,
-                       API, self.state_dir)
-
-    def wait(self, db, admin_token, admin_project_id, since, timeout=120):
-        """Wait for this start's engine workers (since=None: engines that
-        were running already), then for the API to list them (API ->
-        RabbitMQ -> engine -> MariaDB and back)."""
-        if since is not None:
-            self.wait_engines(db, since, timeout)
-        self.wait_api(timeout)
+    def wait_listed(self, admin_token, admin_project_id, timeout=120):
+        """Wait for this start's engine workers to register and the API
+        to answer, then for the API to list them (API -> RabbitMQ ->
+        engine -> MariaDB and back)."""
+        self.wait()
         procs.wait_for(
-            lambda: len(self.engines(admin_token, admin_project_id, since))
+            lambda: len(self.engines(admin_token, admin_project_id,
+                                     self.engines_since))
             >= ENGINE_WORKERS,
             'heat-api to list %d engines' % ENGINE_WORKERS,
             timeout, API, self.state_dir)
-
-    def running(self):
-        return {name: procs.running(self.state_dir, name)
-                for name in (API, ENGINE)}
-
-    def stop(self):
-        for name in (API, ENGINE):
-            procs.stop(self.state_dir, name, timeout=20)
-
-    def healthy(self):
-        try:
-            return self._api_up()
-        except (urllib.error.URLError, OSError):
-            return False

@@ -28,8 +28,9 @@ import tempfile
 import time
 import urllib.error
 
-from lc import build
-from lc import images
+from lc.builds import go
+from lc.builds import images
+from lc.builds import recipes
 
 NAMESPACE = 'kube-system'
 NAME = 'coredns'
@@ -48,7 +49,7 @@ RECIPE_LABEL = 'heat-k8s.recipe'
 
 
 def _component():
-    return next(c for c in build.COMPONENTS if c.name == 'coredns')
+    return next(c for c in go.COMPONENTS if c.name == 'coredns')
 
 
 # -- configuration ------------------------------------------------------
@@ -272,16 +273,16 @@ def deploy(cluster, log=print, timeout=120):
 
 
 def image_ref(versions=None):
-    versions = versions or build.read_versions()
-    return '%s/coredns:%s' % (images.REGISTRY, versions['COREDNS_VERSION'])
+    versions = versions or go.read_versions()
+    return '%s/coredns:%s' % (recipes.REGISTRY, versions['COREDNS_VERSION'])
 
 
 def _binary(log):
     """The built coredns binary (building it when missing)."""
-    versions = build.read_versions()
+    versions = go.read_versions()
     component = _component()
-    build.build_component(component, versions, log=log)
-    return os.path.join(build.bin_dir(component, versions), 'coredns')
+    go.build_component(component, versions, log=log)
+    return os.path.join(go.bin_dir(component, versions), 'coredns')
 
 
 def image_changes(recipe_id):

@@ -21,9 +21,9 @@ only user is created from rabbitmq.conf on first boot.
 import os
 import socket
 
-from lc import debs
-from lc import passwords
-from lc import procs
+from lc import service
+from lc.builds import debs
+from lc.openstack import passwords
 
 NAME = 'rabbitmq'
 EPMD = 'epmd'
@@ -35,17 +35,13 @@ USER = 'heat'
 _AMQP_HEADER = b'AMQP\x00\x00\x09\x01'
 
 
-class RabbitMQ(object):
+class RabbitMQ(service.Service):
+
+    PORT = 'rabbitmq'
+    DIR = NAME
 
     def __init__(self, cluster, log=print):
-        self.cluster = cluster
-        self.state_dir = cluster.state_dir
-        self.dir = os.path.join(self.state_dir, 'rabbitmq')
-        self.log = log
-
-    @property
-    def port(self):
-        return self.cluster.port('rabbitmq')
+        super().__init__(cluster, log)
 
     @property
     def password(self):
@@ -76,9 +72,8 @@ class RabbitMQ(object):
             RABBITMQ_ENABLED_PLUGINS_FILE=os.path.join(d, 'enabled_plugins'),
             RABBITMQ_CONF_ENV_FILE=os.path.join(d, 'rabbitmq-env.conf'))
 
-    def _write_config(self):
-        os.makedirs(self.dir, exist_ok=True)
-        files = {
+    def config_files(self):
+        return {os.path.join(self.dir, name): text for name, text in {
             'enabled_plugins': '[].\n',
             'rabbitmq-env.conf': '# all settings come from the environment\n',
             'rabbitmq.conf': (
@@ -89,39 +84,27 @@ class RabbitMQ(object):
                 'listeners.tcp.default = 127.0.0.1:%d\n'
                 'disk_free_limit.absolute = 50MB\n'
                 % (USER, self.password, self.port)),
-        }
-        for name, text in files.items():
-            path = os.path.join(self.dir, name)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, 'w') as f:
-                f.write(text)
+        }.items()}
 
-    def start(self):
-        """Install on demand, start epmd and the node; does not wait."""
+    def processes(self):
+        return (
+            service.Process(EPMD, [
+                '/usr/bin/epmd', '-address', '127.0.0.1',
+                '-port', str(self.cluster.port('epmd'))]),
+            # The script stays the parent of the Erlang VM and forwards
+            # TERM, so the pid file tracks a /bin/sh.
+            service.Process(NAME, ['/bin/sh', SERVER], ready=self.ready,
+                            what='RabbitMQ on port %d' % self.port,
+                            ready_timeout=90, stop_timeout=30,
+                            env=self.env(), cwd=self.dir))
+
+    def prepare(self):
+        """Install on demand, write the config."""
         debs.ensure(PACKAGES, log=self.log)
-        self._write_config()
-        procs.start(self.state_dir, EPMD, [
-            '/usr/bin/epmd', '-address', '127.0.0.1',
-            '-port', str(self.cluster.port('epmd'))])
-        # The script stays the parent of the Erlang VM and forwards TERM, so
-        # the pid file tracks a /bin/sh.
-        procs.start(self.state_dir, NAME, ['/bin/sh', SERVER],
-                    env=self.env(), cwd=self.dir)
+        service.write_files(self.config_files())
 
     def ready(self):
         with socket.create_connection(('127.0.0.1', self.port),
                                       timeout=2) as s:
             s.sendall(_AMQP_HEADER)
             return s.recv(1) == b'\x01'
-
-    def wait(self, timeout=90):
-        procs.wait_for(self.ready, 'RabbitMQ on port %d' % self.port,
-                       timeout, NAME, self.state_dir)
-
-    def running(self):
-        return (procs.running(self.state_dir, NAME)
-                and procs.running(self.state_dir, EPMD))
-
-    def stop(self):
-        procs.stop(self.state_dir, NAME, timeout=30)
-        procs.stop(self.state_dir, EPMD)

@@ -24,8 +24,8 @@ import shutil
 import subprocess
 import sys
 
-from lc import build
 from lc import paths
+from lc.builds import go
 
 # requirement -> versions.env key of its pin
 PACKAGES = (
@@ -44,7 +44,7 @@ PACKAGING_FILES = ('setup.cfg', 'setup.py', 'pyproject.toml',
 
 
 def requirements(versions=None):
-    versions = versions or build.read_versions()
+    versions = versions or go.read_versions()
     return ['%s==%s' % (name, versions[key]) for name, key in PACKAGES]
 
 

@@ -20,8 +20,8 @@ import urllib.error
 import urllib.request
 
 from lc import paths
-from lc import pki
 from lc import procs
+from lc.kubernetes import pki
 
 # The order components start in; `down` stops them in reverse.
 COMPONENTS = ('etcd', 'kube-apiserver', 'kube-controller-manager',

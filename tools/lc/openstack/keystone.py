@@ -23,11 +23,10 @@ import base64
 import json
 import os
 import subprocess
-import urllib.error
 import urllib.request
 
-from lc import passwords
-from lc import procs
+from lc import service
+from lc.openstack import passwords
 
 NAME = 'keystone'
 REGION = 'RegionOne'
@@ -98,24 +97,15 @@ POLICY = {'identity:validate_token': (
     '(role:reader and user_domain_id:%(target.token.user.domain.id)s)')}
 
 
-class Keystone(object):
+class Keystone(service.Service):
+
+    PORT = NAME
+    DIR = NAME
 
     def __init__(self, cluster, venv, log=print, token_expiration=3600):
-        self.cluster = cluster
-        self.state_dir = cluster.state_dir
-        self.venv = venv
-        self.dir = os.path.join(self.state_dir, 'keystone')
+        super().__init__(cluster, log, venv)
         self.conf = os.path.join(self.dir, 'keystone.conf')
-        self.log = log
         self.token_expiration = token_expiration
-
-    @property
-    def port(self):
-        return self.cluster.port(NAME)
-
-    @property
-    def url(self):
-        return 'http://127.0.0.1:%d' % self.port
 
     @property
     def auth_url(self):
@@ -124,11 +114,8 @@ class Keystone(object):
     def password(self, user):
         return passwords.get(self.state_dir, 'keystone-' + user)
 
-    def _bin(self, name):
-        return os.path.join(self.venv, 'bin', name)
-
     def _manage(self, *args, env=None):
-        argv = [self._bin('keystone-manage'), '--config-file', self.conf]
+        argv = [self.bin('keystone-manage'), '--config-file', self.conf]
         result = subprocess.run(argv + list(args), capture_output=True,
                                 text=True, env=dict(os.environ, **(env or {})))
         if result.returncode:
@@ -138,14 +125,13 @@ class Keystone(object):
                 '\n'.join(result.stderr.strip().splitlines()[-5:])))
 
     def configure(self, db_url):
-        os.makedirs(self.dir, exist_ok=True)
-        fd = os.open(self.conf, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, 'w') as f:
-            f.write(CONF.format(db=db_url, dir=self.dir,
-                                expiration=self.token_expiration))
-        # oslo.policy finds policy.yaml beside keystone.conf.
-        with open(os.path.join(self.dir, 'policy.yaml'), 'w') as f:
-            json.dump(POLICY, f, indent=2)  # JSON is YAML
+        service.write_files({
+            self.conf: CONF.format(db=db_url, dir=self.dir,
+                                   expiration=self.token_expiration),
+            # oslo.policy finds policy.yaml beside keystone.conf.
+            os.path.join(self.dir, 'policy.yaml'): json.dumps(
+                POLICY, indent=2),  # JSON is YAML
+        })
 
     def bootstrap(self):
         """Schema, keys and the admin user; once per state directory."""
@@ -169,29 +155,13 @@ class Keystone(object):
                      env={'OS_BOOTSTRAP_PASSWORD': self.password('admin')})
         open(stamp, 'w').close()
 
-    def argv(self):
-        return [self._bin('uwsgi'),
-                '--http-socket', '127.0.0.1:%d' % self.port,
-                '--module', 'keystone.wsgi.api:application',
-                '--env', 'OS_KEYSTONE_CONFIG_FILES=' + self.conf,
-                '--master', '--processes', '1', '--threads', '4',
-                '--lazy-apps', '--need-app', '--die-on-term',
-                '--buffer-size', '65535', '--disable-logging',
-                # uWSGI's http-socket closes every connection after one
-                # response; say so, or clients reuse it and get resets.
-                '--add-header', 'Connection: close',
-                '--procname-prefix-spaced', 'keystone']
-
-    def start(self):
-        procs.start(self.state_dir, NAME, self.argv())
-
-    def _versions(self):
-        with urllib.request.urlopen(self.auth_url, timeout=5) as resp:
-            return resp.status == 200
-
-    def wait(self, timeout=60):
-        procs.wait_for(self._versions, 'Keystone at ' + self.auth_url,
-                       timeout, NAME, self.state_dir)
+    def processes(self):
+        argv = self.uwsgi('keystone.wsgi.api:application', 1, 4, '--env',
+                          'OS_KEYSTONE_CONFIG_FILES=' + self.conf,
+                          procname='keystone')
+        return (service.Process(NAME, argv,
+                                ready=service.answers(self.auth_url),
+                                what='Keystone at ' + self.auth_url),)
 
     def admin_env(self):
         """The OS_* variables of the admin user (for OpenStack clients)."""
@@ -209,7 +179,7 @@ class Keystone(object):
             'project_domain_name': 'Default'}, region=REGION)
         # -I: the script's directory (lc/, with a kubernetes.py and a
         # venv.py) must not shadow the SDK's imports.
-        out = subprocess.run([self._bin('python'), '-I', SETUP_SCRIPT],
+        out = subprocess.run([self.bin('python'), '-I', SETUP_SCRIPT],
                              input=json.dumps(spec), text=True,
                              capture_output=True)
         if out.returncode:
@@ -230,15 +200,3 @@ class Keystone(object):
         with urllib.request.urlopen(req, timeout=10) as resp:
             return (resp.headers['X-Subject-Token'],
                     json.loads(resp.read())['token'])
-
-    def running(self):
-        return procs.running(self.state_dir, NAME)
-
-    def stop(self):
-        procs.stop(self.state_dir, NAME)
-
-    def healthy(self):
-        try:
-            return self._versions()
-        except (urllib.error.URLError, OSError):
-            return False

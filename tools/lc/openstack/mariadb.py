@@ -19,32 +19,27 @@ over the Unix socket; services get a database and a password user each.
 
 import getpass
 import os
-import socket
 import subprocess
 
-from lc import debs
-from lc import passwords
-from lc import procs
+from lc import service
+from lc.builds import debs
+from lc.openstack import passwords
 
 NAME = 'mariadb'
 MARIADBD = '/usr/sbin/mariadbd'
 PACKAGES = {'mariadb-server': MARIADBD, 'mariadb-client': '/usr/bin/mariadb'}
 
 
-class MariaDB(object):
+class MariaDB(service.Service):
+
+    PORT = NAME
+    DIR = NAME
 
     def __init__(self, cluster, log=print):
-        self.cluster = cluster
-        self.state_dir = cluster.state_dir
-        self.dir = os.path.join(self.state_dir, 'mariadb')
+        super().__init__(cluster, log)
         self.datadir = os.path.join(self.dir, 'data')
         self.socket = os.path.join(self.dir, 'mysqld.sock')
         self.user = getpass.getuser()
-        self.log = log
-
-    @property
-    def port(self):
-        return self.cluster.port(NAME)
 
     def argv(self):
         return [MARIADBD, '--no-defaults',
@@ -60,8 +55,13 @@ class MariaDB(object):
                 '--innodb-flush-log-at-trx-commit=0',
                 '--innodb-doublewrite=0']
 
-    def start(self):
-        """Install on demand, initialise once, start; does not wait."""
+    def processes(self):
+        return (service.Process(
+            NAME, self.argv(), ready=self._accepts,
+            what='MariaDB on port %d' % self.port, stop_timeout=30),)
+
+    def prepare(self):
+        """Install on demand, initialise once."""
         debs.ensure(PACKAGES, log=self.log)
         if not os.path.isdir(os.path.join(self.datadir, 'mysql')):
             os.makedirs(self.dir, exist_ok=True)
@@ -71,15 +71,10 @@ class MariaDB(object):
                  '--auth-root-authentication-method=socket',
                  '--auth-root-socket-user=' + self.user, '--skip-test-db'],
                 check=True, capture_output=True)
-        procs.start(self.state_dir, NAME, self.argv())
 
     def _accepts(self):
-        with socket.create_connection(('127.0.0.1', self.port), timeout=1):
-            return os.path.exists(self.socket)
-
-    def wait(self, timeout=60):
-        procs.wait_for(self._accepts, 'MariaDB on port %d' % self.port,
-                       timeout, NAME, self.state_dir)
+        return (service.accepts(self.port)()
+                and os.path.exists(self.socket))
 
     def sql(self, statements, database=None):
         argv = ['mariadb', '--no-defaults', '--socket=' + self.socket,
@@ -101,9 +96,3 @@ class MariaDB(object):
             .format(n=name, p=password))
         return ('mysql+pymysql://%s:%s@127.0.0.1:%d/%s?charset=utf8mb4'
                 % (name, password, self.port, name))
-
-    def running(self):
-        return procs.running(self.state_dir, NAME)
-
-    def stop(self):
-        procs.stop(self.state_dir, NAME, timeout=30)

@@ -1,0 +1,146 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""The local cloud's service runner, with real processes and sockets."""
+
+import http.server
+import os
+import socket
+import stat
+import sys
+import threading
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__)))), 'tools'))
+
+from lc import procs  # noqa: E402
+from lc import service  # noqa: E402
+
+SLEEP = '/bin/sleep'
+
+
+class _Cluster(object):
+    def __init__(self, state_dir):
+        self.state_dir = str(state_dir)
+
+    def port(self, name):
+        return 1
+
+
+class _Pair(service.Service):
+    """Two sleeping processes; the second is ready once a flag is set."""
+
+    DIR = 'pair'
+
+    def __init__(self, cluster):
+        super().__init__(cluster)
+        self.ready_now = True
+        self.prepared = 0
+
+    def prepare(self):
+        self.prepared += 1
+
+    def processes(self):
+        return (service.Process('first', [SLEEP, '60'], stop_timeout=5),
+                service.Process('second', [SLEEP, '60'],
+                                ready=lambda: self.ready_now,
+                                what='the second', ready_timeout=0.5,
+                                stop_timeout=5))
+
+
+@pytest.fixture
+def pair(tmp_path):
+    svc = _Pair(_Cluster(tmp_path))
+    yield svc
+    svc.stop()
+
+
+def test_start_runs_every_process_and_stop_ends_them(pair):
+    pair.start()
+    assert pair.running()
+    assert procs.names(pair.state_dir) == ['first', 'second']
+    pair.wait()
+    pair.stop()
+    assert not pair.running()
+    assert procs.names(pair.state_dir) == []
+
+
+def test_restart_replaces_only_the_named_process(pair):
+    pair.start()
+    first = procs.read(pair.state_dir, 'first')['pid']
+    second = procs.read(pair.state_dir, 'second')['pid']
+    pair.restart('second')
+    assert procs.read(pair.state_dir, 'first')['pid'] == first
+    assert procs.read(pair.state_dir, 'second')['pid'] != second
+    assert pair.running()
+    assert pair.prepared == 2
+
+
+def test_wait_names_what_it_waited_for(pair):
+    pair.ready_now = False
+    pair.start()
+    with pytest.raises(RuntimeError, match='waiting for the second'):
+        pair.wait()
+
+
+def test_restart_of_an_unknown_process_is_an_error(pair):
+    with pytest.raises(KeyError):
+        pair.restart('third')
+
+
+class _Versions(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response({'/': 300, '/v3': 200}.get(self.path, 404))
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def server():
+    httpd = http.server.HTTPServer(('127.0.0.1', 0), _Versions)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield httpd.server_address[1]
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def _process(check):
+    return service.Process('x', [SLEEP], ready=check)
+
+
+def test_answers_accepts_the_statuses_it_is_given(server):
+    url = 'http://127.0.0.1:%d' % server
+    assert service.ready(_process(service.answers(url + '/v3')))
+    assert not service.ready(_process(service.answers(url + '/')))
+    assert service.ready(_process(service.answers(url + '/', (200, 300))))
+    assert not service.ready(_process(service.answers(url + '/nothing')))
+
+
+def test_accepts_is_ready_only_while_something_listens(server):
+    assert service.ready(_process(service.accepts(server)))
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        closed = s.getsockname()[1]
+    assert not service.ready(_process(service.accepts(closed)))
+
+
+def test_written_files_are_private(tmp_path):
+    path = str(tmp_path / 'conf' / 'service.conf')
+    service.write_files({path: 'secret = 1\n'})
+    with open(path) as f:
+        assert f.read() == 'secret = 1\n'
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600

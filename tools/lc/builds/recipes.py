@@ -1,0 +1,204 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""The container images the templates run, as data: one recipe each.
+
+An `Image` says what goes in (Debian packages, files from tools/images/, a
+pinned pip set, shell steps run in the chroot) and how it runs (entrypoint,
+user, environment, ports); `images` builds it. Its tag comes from
+tools/versions.env or from the Debian package it is named after.
+"""
+
+import dataclasses
+import os
+
+from lc import paths
+from lc.builds import go
+
+REGISTRY = 'localhost/heat-k8s'
+IMAGES_DIR = os.path.join(paths.TOOLS_DIR, 'images')
+# Where the files of a recipe wait inside the chroot (not the host's /tmp);
+# removed before the image is taken.
+STAGE = '/tmp/heat-k8s-stage'  # noqa: S108
+# PATH of an image that does not set its own.
+PATH_ENV = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+
+# The upstream version a Debian package gives an image's tag, per suite;
+# the build checks the installed package really has it.
+DEBIAN_TAGS = {
+    'bookworm': {'postgresql-15': '15', 'mariadb-server': '10.11',
+                 'memcached': '1.6'},
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Image:
+    name: str
+    version_key: str = ''      # versions.env key of the tag, or
+    debian_package: str = ''   # the Debian package whose version tags it
+    packages: tuple = ()       # Debian packages (none: FROM scratch)
+    files: tuple = ()          # (file under tools/images, path, mode)
+    requirements: str = ''     # pinned pip set under tools/images
+    venv: str = ''             # where the pip set goes
+    pin: str = ''              # requirement that must match version_key
+    script: str = ''           # shell steps in the chroot, last
+    entrypoint: tuple = ()
+    cmd: tuple = ()
+    user: str = ''
+    workdir: str = ''
+    env: tuple = ()            # (name, value)
+    ports: tuple = ()
+    stop_signal: str = ''
+
+
+_APACHE_ENV = (
+    ('APACHE_RUN_USER', 'www-data'), ('APACHE_RUN_GROUP', 'www-data'),
+    # Not under /run, which a runtime may mount empty.
+    ('APACHE_RUN_DIR', '/var/lib/apache2/run'),
+    ('APACHE_PID_FILE', '/var/lib/apache2/run/apache2.pid'),
+    ('APACHE_LOCK_DIR', '/var/lib/apache2/lock'),
+    ('APACHE_LOG_DIR', '/var/log/apache2'))
+
+IMAGES = (
+    Image(
+        name='pause', version_key='PAUSE_VERSION',
+        files=(('pause.c', '/pause', 0o755),),
+        entrypoint=('/pause',), user='65535:65535'),
+    Image(
+        name='base', version_key='DEBIAN_SUITE',
+        packages=('ca-certificates',), cmd=('/bin/bash',)),
+    Image(
+        name='postgres', debian_package='postgresql-15',
+        packages=('postgresql-15',),
+        files=(('postgres/entrypoint', '/usr/local/bin/docker-entrypoint.sh',
+                0o755),),
+        # Debian's package made a cluster of its own; ours is PGDATA.
+        script='rm -rf /var/lib/postgresql/15 /etc/postgresql/15\n'
+               'install -d -o postgres -g postgres -m 700 '
+               '/var/lib/postgresql/data\n',
+        entrypoint=('docker-entrypoint.sh',), cmd=('postgres',),
+        env=(('PATH', '/usr/lib/postgresql/15/bin:' + PATH_ENV),
+             ('PGDATA', '/var/lib/postgresql/data'), ('LANG', 'C.UTF-8')),
+        ports=(5432,), stop_signal='SIGINT'),
+    Image(
+        name='mariadb', debian_package='mariadb-server',
+        packages=('mariadb-server', 'mariadb-client'),
+        files=(('mariadb/entrypoint', '/usr/local/bin/docker-entrypoint.sh',
+                0o755),
+               ('mariadb/healthcheck.sh', '/usr/local/bin/healthcheck.sh',
+                0o755),
+               ('mariadb/mariadb.cnf', '/etc/mysql/mariadb.cnf', 0o644)),
+        # The package initialised a datadir; ours starts empty so the
+        # entrypoint sets root's password. The address is the entrypoint's.
+        script='rm -rf /var/lib/mysql/*\n'
+               "sed -i '/^bind-address/d' "
+               '/etc/mysql/mariadb.conf.d/50-server.cnf\n'
+               'mkdir -p /etc/mysql/conf.d\n',
+        entrypoint=('docker-entrypoint.sh',), cmd=('mariadbd',),
+        env=(('LANG', 'C.UTF-8'),), ports=(3306,)),
+    Image(
+        name='memcached', debian_package='memcached',
+        packages=('memcached',),
+        files=(('memcached/entrypoint',
+                '/usr/local/bin/docker-entrypoint.sh', 0o755),),
+        entrypoint=('docker-entrypoint.sh',), cmd=('memcached',),
+        user='memcache', ports=(11211,)),
+    Image(
+        name='keystone', version_key='KEYSTONE_VERSION',
+        # curl: the docker backend's HTTP health check runs in the image.
+        packages=('ca-certificates', 'curl', 'passwd', 'python3',
+                  'python3-venv', 'apache2', 'libapache2-mod-wsgi-py3'),
+        files=(('keystone/kolla_start', '/usr/local/bin/kolla_start',
+                0o755),),
+        requirements='keystone/requirements.txt',
+        venv='/var/lib/kolla/venv', pin='keystone',
+        # Apache listens only where wsgi-keystone.conf says, logs to the
+        # container's output, and runs without apache2ctl.
+        script='useradd --system --user-group --home-dir /var/lib/keystone '
+               '--create-home --shell /usr/sbin/nologin keystone\n'
+               'install -d -o keystone -g keystone /etc/keystone '
+               '/var/log/keystone\n'
+               'install -d /var/lib/kolla/config_files /var/lib/apache2/run '
+               '/var/lib/apache2/lock\n'
+               'rm -f /etc/apache2/sites-enabled/*\n'
+               ': > /etc/apache2/ports.conf\n'
+               'echo "ServerName localhost" > '
+               '/etc/apache2/conf-enabled/servername.conf\n'
+               'a2enmod -q wsgi\n'
+               'ln -sf /dev/stderr /var/log/apache2/error.log\n'
+               'ln -sf /dev/stdout /var/log/apache2/access.log\n'
+               'ln -sf /dev/stdout '
+               '/var/log/apache2/other_vhosts_access.log\n',
+        cmd=('kolla_start',),
+        env=(('PATH', '/var/lib/kolla/venv/bin:' + PATH_ENV),
+             ('LANG', 'C.UTF-8')) + _APACHE_ENV,
+        ports=(5000,)),
+    Image(
+        name='wagtail', version_key='WAGTAIL_VERSION',
+        packages=('ca-certificates', 'passwd', 'python3', 'python3-venv'),
+        files=(('wagtail/local_settings.py', STAGE + '/local.py', 0o644),
+               ('wagtail/site-migrate', '/usr/local/bin/site-migrate',
+                0o755),
+               ('wagtail/site-serve', '/usr/local/bin/site-serve', 0o755)),
+        requirements='wagtail/requirements.txt',
+        venv='/opt/wagtail/venv', pin='wagtail',
+        # 'site' is a Python module, so the project is mysite (the name
+        # Wagtail's tutorial uses); its static files are collected here.
+        script='cd /opt/wagtail\n'
+               'wagtail start mysite\n'
+               'install -m 644 %s/local.py mysite/mysite/settings/\n'
+               'cd mysite\n'
+               'DJANGO_SETTINGS_MODULE=mysite.settings.production '
+               'python manage.py collectstatic --noinput -v 0\n'
+               'useradd --system --user-group --home-dir /opt/wagtail '
+               '--shell /usr/sbin/nologin wagtail\n'
+               'install -d -o wagtail -g wagtail media\n' % STAGE,
+        cmd=('site-serve',), user='wagtail',
+        workdir='/opt/wagtail/mysite',
+        env=(('PATH', '/opt/wagtail/venv/bin:' + PATH_ENV),
+             ('DJANGO_SETTINGS_MODULE', 'mysite.settings.production'),
+             ('PYTHONUNBUFFERED', '1'), ('LANG', 'C.UTF-8')),
+        ports=(8080,)),
+)
+BY_NAME = {i.name: i for i in IMAGES}
+
+
+def tag(image, versions):
+    if image.version_key:
+        return versions[image.version_key]
+    return DEBIAN_TAGS[versions['DEBIAN_SUITE']][image.debian_package]
+
+
+def ref(name, versions=None):
+    """Full reference of the image called `name`."""
+    versions = versions or go.read_versions()
+    return '%s/%s:%s' % (REGISTRY, name, tag(BY_NAME[name], versions))
+
+
+def refs(versions=None):
+    """name -> full reference of every image."""
+    versions = versions or go.read_versions()
+    return {i.name: ref(i.name, versions) for i in IMAGES}
+
+
+
+def check_pin(image, versions, images_dir=IMAGES_DIR):
+    """The pinned pip set installs the version the image is tagged with."""
+    if not image.pin:
+        return
+    want = '%s==%s' % (image.pin, tag(image, versions))
+    with open(os.path.join(images_dir, image.requirements)) as f:
+        lines = [line.strip().lower() for line in f]
+    if want.lower() not in lines:
+        raise RuntimeError(
+            '%s does not pin %s (tools/versions.env): regenerate it with '
+            'pip freeze' % (image.requirements, want))

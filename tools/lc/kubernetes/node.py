@@ -1,0 +1,332 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""A real worker node on this machine, beside the kwok nodes.
+
+containerd (Debian's, with runc) runs the pods; a CNI bridge the node
+creates gives them addresses that never leave the machine (no default
+route in pods, nothing forwarded off the bridge, masquerading off);
+kubelet and kube-proxy come from the pinned Kubernetes module. kube-proxy
+serves NodePorts on 127.0.0.0/8 only, so users reach Services on loopback.
+
+One real node can run on a machine at a time (it owns a bridge, iptables
+chains and sysctls): a lock file names the state directory that owns it.
+`down` stops the node's containers, unmounts their volumes, removes the
+bridge and the iptables rules, and puts back the sysctls it changed.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import time
+
+from lc import paths
+from lc import procs
+from lc.builds import debs
+from lc.builds import go
+from lc.builds import images
+from lc.builds import recipes
+from lc.kubernetes import dns
+from lc.kubernetes import node_config as config
+from lc.kubernetes import node_host
+from lc.kubernetes import pki
+
+# The order components start in; `down` stops them in reverse.
+COMPONENTS = ('containerd', 'kubelet', 'kube-proxy')
+LOCK_FILE = '/run/heat-k8s-node.lock'
+# Debian packages the node and the images need: {package: a file it
+# installs}; `up` installs those missing (as MariaDB and RabbitMQ).
+PACKAGES = {
+    'containerd': '/usr/bin/containerd',
+    'runc': '/usr/sbin/runc',
+    'containernetworking-plugins': '/usr/lib/cni/bridge',
+    'iptables': '/usr/sbin/iptables',
+    'iproute2': '/bin/ip',
+    # tools/localcloud images: Debian root filesystems, image import and
+    # save, the pause program.
+    'mmdebstrap': '/usr/bin/mmdebstrap',
+    'podman': '/usr/bin/podman',
+    'gcc': '/usr/bin/gcc',
+}
+
+
+class Node(object):
+    """The node's files, processes and host changes in a state directory."""
+
+    def __init__(self, cluster, log=print):
+        self.cluster = cluster
+        self.state_dir = cluster.state_dir
+        self.dir = os.path.join(self.state_dir, 'node')
+        self.log = log
+
+    # -- paths ------------------------------------------------------------
+
+    @property
+    def socket(self):
+        return os.path.join(self.dir, 'containerd', 'containerd.sock')
+
+    @property
+    def containerd_root(self):
+        # Machine-wide (one node at a time): imported images survive a new
+        # state directory, so a new cloud starts without importing again.
+        return os.path.join(paths.cache_dir(), 'node', 'containerd')
+
+    def _file(self, *parts):
+        return os.path.join(self.dir, *parts)
+
+    # -- host -------------------------------------------------------------
+
+    def check_host(self):
+        """Stop, in one line, before anything starts, when the host lacks
+        what the node needs or another cloud's node runs here."""
+        self._check_lock()
+        debs.ensure(PACKAGES, log=self.log)
+        lacking = node_host.missing(node_host.host_facts())
+        if lacking:
+            raise SystemExit(
+                'localcloud: the real node needs %s; `up --kwok-only` starts '
+                'the cloud without it' % '; '.join(lacking))
+
+    def _lock(self):
+        self._check_lock()
+        with open(LOCK_FILE, 'w') as f:
+            f.write(self.state_dir)
+
+    def _check_lock(self):
+        owner = _lock_owner()
+        if owner and owner != self.state_dir and os.path.isdir(owner) and \
+                any(procs.running(owner, c) for c in COMPONENTS):
+            raise SystemExit(
+                'localcloud: the real node of the cloud in %s runs on this '
+                'machine (one at a time); stop it (`localcloud --state-dir '
+                '%s down`) or use `up --kwok-only`' % (owner, owner))
+
+    def _unlock(self):
+        if _lock_owner() == self.state_dir:
+            os.unlink(LOCK_FILE)
+
+    # -- configuration ----------------------------------------------------
+
+    def prepare(self):
+        c = self.cluster
+        for d in ('containerd', 'cni/net.d', 'kubelet', 'pod-logs'):
+            os.makedirs(self._file(d), exist_ok=True)
+        os.makedirs(self.containerd_root, exist_ok=True)
+        pki.ensure_serving_cert(c.pki, 'kubelet', [
+            'IP:127.0.0.1', 'DNS:' + config.NAME, 'DNS:localhost'])
+        _write_if_changed(self._file('containerd', 'config.toml'),
+                          config.containerd_config(
+                              self.containerd_root,
+                              self._file('containerd', 'state'),
+                              self.socket, self._file('cni', 'net.d'),
+                              recipes.ref('pause')))
+        _write_if_changed(
+            self._file('cni', 'net.d', '10-heat-k8s.conflist'),
+            config.json_text(node_host.cni_config(self._file('cni', 'ipam'))))
+        _write_if_changed(self._file('kubelet.json'), config.json_text(
+            config.kubelet_config(
+                c.port('kubelet'), c.port('kubelet-healthz'), self.socket,
+                c.ca_file, os.path.join(c.pki, 'kubelet.crt'),
+                os.path.join(c.pki, 'kubelet.key'), self._file('pod-logs'))))
+        _write_if_changed(self._file('kube-proxy.json'), config.json_text(
+            config.kube_proxy_config(c.kubeconfig_of('kube-proxy'),
+                                     c.port('kube-proxy-healthz'),
+                                     c.port('kube-proxy-metrics'))))
+
+    def argv(self, name):
+        c = self.cluster
+        if name == 'containerd':
+            return ['/usr/bin/containerd', '--config',
+                    self._file('containerd', 'config.toml')]
+        if name == 'kubelet':
+            return [c.binary('kubelet'), '--config=' + self._file(
+                'kubelet.json'),
+                '--kubeconfig=' + c.kubeconfig_of('kubelet'),
+                '--root-dir=' + self._file('kubelet'),
+                '--cert-dir=' + self._file('kubelet', 'pki'),
+                '--hostname-override=' + config.NAME,
+                # A kubelet refuses a loopback node IP; as with a cloud
+                # provider, `register()` sets the node's address instead.
+                '--cloud-provider=external',
+                '--node-labels=' + ','.join(
+                    '%s=%s' % kv for kv in sorted(config.LABELS.items()))]
+        if name == 'kube-proxy':
+            return [c.binary('kube-proxy'),
+                    '--config=' + self._file('kube-proxy.json')]
+        raise KeyError(name)
+
+    # -- lifecycle --------------------------------------------------------
+
+    def up(self, timeout=120):
+        if all(self.status().values()):
+            self.load_images()  # a second `up`: only images rebuilt since
+            return
+        self.check_host()
+        self._lock()
+        self.prepare()
+        node_host.save_sysctls(self._file('sysctls.json'))
+        node_host.network_up(self.cluster.port('kube-apiserver'))
+        t0 = time.monotonic()
+        fresh = not procs.running(self.state_dir, 'containerd')
+        procs.start(self.state_dir, 'containerd', self.argv('containerd'))
+        procs.wait_for(lambda: self._ctr('version', check=False),
+                       'containerd', timeout, 'containerd', self.state_dir)
+        # A fresh containerd may find pods of a cloud that was not stopped;
+        # a running one's pods are this cloud's and stay.
+        if fresh:
+            self._remove_containers()
+        self.load_images()
+        self.log('%-36s %5.1fs' % ('node images loaded', time.monotonic()
+                                   - t0))
+        self.register()
+        procs.start(self.state_dir, 'kubelet', self.argv('kubelet'))
+        procs.wait_for(self._ready, 'node %s Ready' % config.NAME,
+                       timeout, 'kubelet', self.state_dir)
+        procs.start(self.state_dir, 'kube-proxy', self.argv('kube-proxy'))
+        procs.wait_for(self._proxy_healthy, 'kube-proxy healthz', timeout,
+                       'kube-proxy', self.state_dir)
+        dns.deploy(self.cluster, log=self.log, timeout=timeout)
+        self.log('%-36s %5.1fs' % ('node %s ready' % config.NAME,
+                                   time.monotonic() - t0))
+
+    def register(self):
+        """Create the Node with its address (127.0.0.1: the kubelet and
+        NodePorts listen on loopback) before the kubelet registers, which
+        then keeps the address (it would reject a loopback one)."""
+        self.cluster.request(
+            'PATCH', '/api/v1/nodes/%s?fieldManager=localcloud&force=true'
+            % config.NAME, {'apiVersion': 'v1', 'kind': 'Node',
+                            'metadata': {'name': config.NAME, 'labels': dict(
+                                config.LABELS,
+                                **{'kubernetes.io/hostname': config.NAME})}},
+            'application/apply-patch+yaml')
+        self.cluster.request(
+            'PATCH', '/api/v1/nodes/%s/status' % config.NAME,
+            {'status': {'addresses': [
+                {'type': 'InternalIP', 'address': '127.0.0.1'},
+                {'type': 'Hostname', 'address': config.NAME}]}},
+            'application/merge-patch+json')
+
+    def load_images(self):
+        """Import the images built here into containerd: those it lacks or
+        has from another recipe (the archive's name carries its hash)."""
+        loaded_file = os.path.join(self.containerd_root, 'loaded.json')
+        try:
+            with open(loaded_file) as f:
+                loaded = json.load(f)
+        except (OSError, ValueError):
+            loaded = {}
+        have = set(self._ctr('images', 'ls', '-q').split())
+        for ref, archive in image_archives(self.log):
+            if ref in have and loaded.get(ref) == archive:
+                continue
+            self.log('importing %s into the node' % ref)
+            self._ctr('images', 'import', archive)
+            loaded[ref] = archive
+            with open(loaded_file, 'w') as f:
+                json.dump(loaded, f, indent=2)
+
+    def _ready(self):
+        node = self.cluster.request('GET', '/api/v1/nodes/' + config.NAME)
+        return any(cond['type'] == 'Ready' and cond['status'] == 'True'
+                   for cond in node.get('status', {}).get('conditions', []))
+
+    def _proxy_healthy(self):
+        import urllib.request
+        url = 'http://127.0.0.1:%d/healthz' % self.cluster.port(
+            'kube-proxy-healthz')
+        with urllib.request.urlopen(url, timeout=2) as resp:
+            return resp.status == 200
+
+    def _ctr(self, *args, check=True):
+        result = subprocess.run(
+            ['ctr', '--address', self.socket, '--namespace', 'k8s.io'] +
+            list(args), capture_output=True, text=True)
+        if check and result.returncode:
+            raise RuntimeError('ctr %s failed: %s' % (
+                ' '.join(args[:2]), result.stderr.strip()))
+        return result.stdout if result.returncode == 0 else ''
+
+    def _remove_containers(self):
+        for task in self._ctr('tasks', 'ls', '-q', check=False).split():
+            self._ctr('tasks', 'kill', '-s', 'SIGKILL', task, check=False)
+        deadline = time.monotonic() + 20
+        while self._ctr('tasks', 'ls', '-q', check=False).split() and \
+                time.monotonic() < deadline:
+            time.sleep(0.2)
+        for task in self._ctr('tasks', 'ls', '-q', check=False).split():
+            self._ctr('tasks', 'delete', '-f', task, check=False)
+        for container in self._ctr('containers', 'ls', '-q',
+                                   check=False).split():
+            self._ctr('containers', 'delete', container, check=False)
+
+    def status(self):
+        return {name: procs.running(self.state_dir, name)
+                for name in COMPONENTS}
+
+    def running(self):
+        return any(self.status().values())
+
+    def down(self):
+        owner = _lock_owner()
+        if owner and owner != self.state_dir:
+            return  # the node on this machine belongs to another cloud
+        for name in ('kube-proxy', 'kubelet'):
+            procs.stop(self.state_dir, name)
+        if procs.running(self.state_dir, 'containerd'):
+            self._remove_containers()
+        procs.stop(self.state_dir, 'containerd')
+        node_host.kill_shims(self.socket)
+        node_host.unmount_under(self.dir)
+        node_host.unmount_under(self.containerd_root)
+        node_host.delete_pod_netns()
+        if os.path.exists(self._file('kube-proxy.json')) and \
+                self.cluster.info.get('bins'):
+            # kube-proxy removes its own iptables chains.
+            subprocess.run([self.cluster.binary('kube-proxy'), '--cleanup',
+                            '--config=' + self._file('kube-proxy.json')],
+                           capture_output=True)
+        node_host.network_down()
+        node_host.remove_kube_chains()
+        node_host.restore_sysctls(self._file('sysctls.json'))
+        shutil.rmtree(self._file('cni', 'ipam'), ignore_errors=True)
+        self._unlock()
+
+
+def image_archives(log=print):
+    """(reference, docker-archive path) of every image the node runs."""
+    versions = go.read_versions()
+    pairs = [images.ensure(i, versions, log, load=False)
+             for i in recipes.IMAGES]
+    return pairs + [(dns.image_ref(), dns.image_archive(log=log))]
+
+
+def _write_if_changed(path, text):
+    """Write `text` unless the file holds it: kube-proxy exits when its
+    configuration file is written, even with the same content."""
+    try:
+        with open(path) as f:
+            if f.read() == text:
+                return
+    except OSError:
+        pass
+    with open(path, 'w') as f:
+        f.write(text)
+
+
+def _lock_owner():
+    try:
+        with open(LOCK_FILE) as f:
+            return f.read().strip() or None
+    except OSError:
+        return None

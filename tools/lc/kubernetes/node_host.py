@@ -1,0 +1,301 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""What the real node changes on this host, and how it puts it back.
+
+The pods' bridge and its blackhole routes, the node's iptables chains (no
+forwarding off the bridge; the API server at the `kubernetes` Service
+address), the kernel settings it changes (saved at `up`, restored at
+`down`), and the clean-up of what containerd, the kubelet and kube-proxy
+leave behind: shims, mounts, network namespaces, KUBE-* chains. Also what
+the host must have for a node at all.
+"""
+
+import ipaddress
+import json
+import os
+import shlex
+import shutil
+import subprocess
+
+from lc.kubernetes import controlplane
+
+POD_CIDR = '10.85.0.0/24'
+GATEWAY = '10.85.0.1'
+BRIDGE = 'hk8s0'
+CHAIN = 'HEATK8S-NODE'
+CNI_BIN_DIR = '/usr/lib/cni'
+# Kernel settings the node (or the kubelet, or kube-proxy) changes; their
+# previous values are saved at `up` and restored at `down`.
+SYSCTLS = {
+    'net/ipv4/ip_forward': '1',
+    'net/bridge/bridge-nf-call-iptables': '1',
+    'net/ipv4/conf/all/route_localnet': None,  # kube-proxy: loopback ports
+    'vm/overcommit_memory': None,              # the kubelet's defaults
+    'kernel/panic': None,
+    'kernel/panic_on_oops': None,
+}
+# What the host must have; a name -> (check, what to install).
+REQUIREMENTS = (
+    ('root', 'to run as root'),
+    ('overlay', 'the overlay filesystem (modprobe overlay)'),
+    ('br_netfilter', 'bridge netfilter (modprobe br_netfilter)'),
+    ('cgroups', 'cgroup controllers cpu, cpuacct, cpuset, memory and pids'),
+    ('iptables', 'the iptables command (Debian package iptables)'),
+    ('ip', 'the ip command (Debian package iproute2)'),
+    ('containerd', 'containerd, ctr and containerd-shim-runc-v2 (Debian '
+     'package containerd)'),
+    ('runc', '/usr/sbin/runc (Debian package runc)'),
+    ('cni', 'the CNI plugins bridge, host-local, loopback and portmap in '
+     '/usr/lib/cni (Debian package containernetworking-plugins)'),
+)
+_CGROUP_CONTROLLERS = ('cpu', 'cpuacct', 'cpuset', 'memory', 'pids')
+
+
+def host_facts():
+    """What this host has, as booleans keyed like REQUIREMENTS."""
+    with open('/proc/filesystems') as f:
+        filesystems = f.read().split()
+    controllers = set()
+    with open('/proc/mounts') as f:
+        for line in f:
+            fields = line.split()
+            if fields[2] == 'cgroup':
+                controllers.update(fields[3].split(','))
+            elif fields[2] == 'cgroup2' and fields[1] == '/sys/fs/cgroup':
+                try:
+                    with open('/sys/fs/cgroup/cgroup.controllers') as c:
+                        controllers.update(c.read().split())
+                    controllers.add('cpuacct')  # part of cpu on v2
+                except OSError:
+                    pass
+    return {
+        'root': os.geteuid() == 0,
+        'overlay': 'overlay' in filesystems,
+        'br_netfilter': os.path.exists(
+            '/proc/sys/net/bridge/bridge-nf-call-iptables'),
+        'cgroups': controllers.issuperset(_CGROUP_CONTROLLERS),
+        'iptables': bool(shutil.which('iptables', path=_SBIN_PATH)),
+        'ip': bool(shutil.which('ip', path=_SBIN_PATH)),
+        'containerd': all(shutil.which(b, path=_SBIN_PATH) for b in (
+            'containerd', 'ctr', 'containerd-shim-runc-v2')),
+        'runc': os.access('/usr/sbin/runc', os.X_OK),
+        'cni': all(os.access(os.path.join(CNI_BIN_DIR, p), os.X_OK)
+                   for p in ('bridge', 'host-local', 'loopback', 'portmap')),
+    }
+
+
+_SBIN_PATH = os.pathsep.join([os.environ.get('PATH', ''), '/usr/sbin',
+                              '/sbin', '/usr/bin'])
+
+
+def missing(facts):
+    """The requirements `facts` lacks, as phrases for one error line."""
+    return [what for key, what in REQUIREMENTS if not facts.get(key)]
+
+
+def cni_config(ipam_dir):
+    """The pods' network: a bridge with the gateway on the host, routes
+    to the pod and Service ranges only (no default route: nothing a pod
+    sends can leave the machine), masquerading off."""
+    return {
+        'cniVersion': '1.0.0',
+        'name': 'heat-k8s',
+        'plugins': [
+            {'type': 'bridge', 'bridge': BRIDGE, 'isGateway': True,
+             'isDefaultGateway': False, 'ipMasq': False,
+             'hairpinMode': True,
+             'ipam': {'type': 'host-local',
+                      'ranges': [[{'subnet': POD_CIDR,
+                                   'gateway': GATEWAY}]],
+                      'routes': [{'dst': POD_CIDR},
+                                 {'dst': controlplane.SERVICE_CIDR}],
+                      'dataDir': ipam_dir}},
+            {'type': 'portmap', 'capabilities': {'portMappings': True}},
+        ],
+    }
+
+
+def guard_rules(apiserver_port):
+    """iptables rules (table, chain hook, rule args) of the node's own
+    chains: nothing is forwarded from the bridge to another interface,
+    and pods reach the API server (bound to 127.0.0.1) at the
+    `kubernetes` Service address, as kube-proxy serves loopback
+    NodePorts."""
+    return [
+        ('filter', 'FORWARD', ['-i', BRIDGE, '!', '-o', BRIDGE, '-j',
+                               'DROP']),
+        ('nat', 'PREROUTING', ['-i', BRIDGE, '-d', _api_service_ip(),
+                               '-p', 'tcp', '--dport', '443', '-j', 'DNAT',
+                               '--to-destination',
+                               '127.0.0.1:%d' % apiserver_port]),
+    ]
+
+
+def _api_service_ip():
+    net = ipaddress.ip_network(controlplane.SERVICE_CIDR)
+    return str(net.network_address + 1)
+
+
+def save_sysctls(saved_file):
+    """Note the values of SYSCTLS in `saved_file`, unless a running `up`
+    did."""
+    if os.path.exists(saved_file):  # saved by the `up` still running
+        return
+    saved = {}
+    for key in SYSCTLS:
+        try:
+            with open('/proc/sys/' + key) as f:
+                saved[key] = f.read().strip()
+        except OSError:
+            pass
+    with open(saved_file, 'w') as f:
+        json.dump(saved, f)
+
+def restore_sysctls(saved_file):
+    """Put back the values `save_sysctls` noted."""
+    try:
+        with open(saved_file) as f:
+            saved = json.load(f)
+    except (OSError, ValueError):
+        return
+    for key, value in saved.items():
+        _write_sysctl(key, value)
+    os.unlink(saved_file)
+
+def network_up(apiserver_port):
+    """The pods' bridge, the blackhole routes, the sysctls and the node's
+    own iptables chains."""
+    _ip('link', 'add', BRIDGE, 'type', 'bridge', ok_if='File exists')
+    _ip('addr', 'add', GATEWAY + '/' + POD_CIDR.split('/')[1], 'dev',
+        BRIDGE, ok_if='already assigned')
+    _ip('link', 'set', BRIDGE, 'up')
+    # Service and fake-pod addresses never take the default route out.
+    for cidr in (controlplane.SERVICE_CIDR, controlplane.POD_CIDR):
+        _ip('route', 'replace', 'blackhole', cidr)
+    for key, value in SYSCTLS.items():
+        if value is not None:
+            _write_sysctl(key, value)
+    _write_sysctl('net/ipv4/conf/%s/route_localnet' % BRIDGE, '1')
+    _iptables_down()
+    for table, hook, rule in guard_rules(apiserver_port):
+        chain = '%s-%s' % (CHAIN, hook)
+        _iptables(table, '-N', chain)
+        _iptables(table, '-A', chain, *rule)
+        _iptables(table, '-I', hook, '-j', chain)
+
+def _iptables_down():
+    for table, hook, _ in guard_rules(0):
+        chain = '%s-%s' % (CHAIN, hook)
+        while _iptables(table, '-D', hook, '-j', chain, check=False):
+            pass
+        _iptables(table, '-F', chain, check=False)
+        _iptables(table, '-X', chain, check=False)
+
+def network_down():
+    _iptables_down()
+    for cidr in (controlplane.SERVICE_CIDR, controlplane.POD_CIDR):
+        _ip('route', 'del', 'blackhole', cidr, check=False)
+    _ip('link', 'del', BRIDGE, check=False)
+
+
+def _write_sysctl(key, value):
+    try:
+        with open('/proc/sys/' + key, 'w') as f:
+            f.write(value)
+    except OSError:
+        pass
+
+
+def _run(argv, check=True, ok_if=None):
+    result = subprocess.run(argv, capture_output=True, text=True)
+    if result.returncode and check and not (
+            ok_if and ok_if in result.stderr):
+        raise RuntimeError('%s failed: %s' % (' '.join(argv),
+                                               result.stderr.strip()))
+    return result.returncode == 0
+
+
+def _ip(*args, check=True, ok_if=None):
+    return _run(['ip'] + list(args), check=check, ok_if=ok_if)
+
+
+def _iptables(table, *args, check=True):
+    return _run(['iptables', '-w', '-t', table] + list(args), check=check,
+                ok_if='already exists')
+
+
+def remove_kube_chains():
+    """The KUBE-* chains the kubelet and kube-proxy made (and the jumps to
+    them), in every table, for IPv4 and IPv6."""
+    for command in ('iptables', 'ip6tables'):
+        for table in ('filter', 'nat', 'mangle'):
+            result = subprocess.run([command, '-w', '-t', table, '-S'],
+                                    capture_output=True, text=True)
+            if result.returncode:
+                continue
+            chains = []
+            for line in result.stdout.splitlines():
+                words = shlex.split(line)
+                if words[:1] == ['-N'] and words[1].startswith('KUBE-'):
+                    chains.append(words[1])
+                elif (words[:1] == ['-A'] and not words[1].startswith(
+                        'KUBE-') and any(w.startswith('KUBE-')
+                                         for w in words)):
+                    _run([command, '-w', '-t', table, '-D'] + words[1:],
+                         check=False)
+            for flag in ('-F', '-X'):
+                for chain in chains:
+                    _run([command, '-w', '-t', table, flag, chain],
+                         check=False)
+
+
+def kill_shims(socket):
+    """Shims of containers whose containerd is gone (a crash)."""
+    for pid in os.listdir('/proc'):
+        if not pid.isdigit():
+            continue
+        try:
+            with open('/proc/%s/cmdline' % pid, 'rb') as f:
+                argv = f.read().split(b'\0')
+        except OSError:
+            continue
+        if argv and argv[0].endswith(b'containerd-shim-runc-v2') and \
+                socket.encode() in b' '.join(argv):
+            try:
+                os.kill(int(pid), 9)
+            except OSError:
+                pass
+
+
+def unmount_under(top):
+    """Unmount every mount below `top`, deepest first."""
+    top = os.path.realpath(top)
+    with open('/proc/mounts') as f:
+        points = [line.split()[1].encode().decode('unicode_escape')
+                  for line in f]
+    for point in sorted((p for p in points
+                         if p == top or p.startswith(top + '/')),
+                        key=len, reverse=True):
+        subprocess.run(['umount', '-l', point], capture_output=True)
+
+
+def delete_pod_netns():
+    netns_dir = '/var/run/netns'
+    for name in os.listdir(netns_dir) if os.path.isdir(netns_dir) else ():
+        if name.startswith('cni-'):
+            subprocess.run(['umount', '-l', os.path.join(netns_dir, name)],
+                           capture_output=True)
+            try:
+                os.unlink(os.path.join(netns_dir, name))
+            except OSError:
+                pass
