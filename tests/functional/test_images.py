@@ -39,6 +39,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, 'tools'))
 
+from lc.builds import go  # noqa: E402
 from lc.builds import images  # noqa: E402
 from lc.builds import recipes  # noqa: E402
 
@@ -245,7 +246,7 @@ def test_keystone_manage_version(refs, containers):
                                '--version')
     # The last line: oslo libraries warn on stderr before it.
     assert out.strip().splitlines()[-1] == (
-        images.build.read_versions()['KEYSTONE_VERSION'])
+        go.read_versions()['KEYSTONE_VERSION'])
 
 
 def _fernet_key():
