@@ -32,6 +32,7 @@ import sys
 import time
 
 from lc import paths
+from lc.openstack import passwords
 
 STACK_NAME = 'demo-app'
 TEMPLATE = os.path.join(paths.REPO_DIR, 'templates', 'example', 'app.yaml')
@@ -91,7 +92,6 @@ class Demo(object):
         """The hidden parameter in an environment file (mode 0600), so the
         password shows neither in the process list nor in the shell's
         history. Its value is generated once per state directory."""
-        from lc import passwords
         d = os.path.join(self.state_dir, 'demo')
         os.makedirs(d, exist_ok=True)
         path = os.path.join(d, 'parameters.yaml')
