@@ -15,11 +15,16 @@
 """The Heat layer: one module per resource type, and what they share.
 
 ``base`` holds Heat's lifecycle for every type (create, update, delete,
-check, suspend, adopt, observe) in lifecycle order; a type's module only
-declares data (its kind, body properties, attributes). ``registry`` maps
-type names to classes for Heat's plugin loader. ``labels`` (ownership),
-``projection`` (observe reality), ``sensitive`` (hidden property values)
-and ``heatfix`` (a Heat 27 fix) serve them. This layer may import every
-other layer; the others never import it. This package's own import pulls
-no Heat module, so the pure helpers here load without Heat.
+check, suspend, adopt) in lifecycle order; its mixins say what the object
+is (``manifest``: name, namespace, manifest, validation) and read and wait
+for it (``live``: verdict, attributes, observe reality, the edge to
+``heat_k8s.waiting``). ``common`` has the properties and attributes every
+type shares; a type's module only declares data (its kind, body
+properties, attributes). ``registry`` maps type names to classes for
+Heat's plugin loader. ``labels`` (ownership), ``projection`` (observe
+reality), ``sensitive`` (hidden property values), ``templated`` and
+``files`` (rendered configuration) and ``heatfix`` (a Heat 27 fix) serve
+them. This layer may import every other layer; the others never import
+it. This package's own import pulls no Heat module, so the pure helpers
+here load without Heat.
 """

@@ -16,9 +16,9 @@
 declared in heat_k8s.kinds.KINDS['ConfigMap']."""
 
 from heat.engine import attributes
-from heat.engine import properties
 
 from heat_k8s.resources import base
+from heat_k8s.resources import common
 from heat_k8s.resources import templated
 
 PROPERTIES = (DATA, BINARY_DATA, IMMUTABLE) = (
@@ -43,23 +43,16 @@ class ConfigMap(templated.Templated, base.KubernetesResource):
     literal_properties = (DATA, BINARY_DATA)
     checksum_keys = ('data', 'binaryData')
     extra_attributes = {
-        'checksum': base.Attr('SHA-256 of the content: data, binary_data '
-                              'and the files rendered from templates.',
-                              attributes.Schema.STRING,
-                              lambda data: data.get('checksum'), 'data'),
+        'checksum': common.Attr('SHA-256 of the content: data, binary_data '
+                                'and the files rendered from templates.',
+                                attributes.Schema.STRING,
+                                lambda data: data.get('checksum'), 'data'),
     }
     properties_schema = dict(
-        base.common_properties(),
+        common.common_properties(),
         **templated.properties_schema('data'),
-        **{DATA: properties.Schema(
-            properties.Schema.MAP, 'Configuration data: key to string.',
-            update_allowed=True),
-           BINARY_DATA: properties.Schema(
-               properties.Schema.MAP,
-               'Binary data: key to base64-encoded bytes.',
-               update_allowed=True),
-           IMMUTABLE: properties.Schema(
-               properties.Schema.BOOLEAN,
-               'Forbid changes to the data; a change then replaces the '
-               'ConfigMap.', update_allowed=True)})
-    attributes_schema = base.attributes_schema(extra_attributes)
+        **{DATA: common.data_property('Configuration data: key to string.'),
+           BINARY_DATA: common.data_property(
+               'Binary data: key to base64-encoded bytes.'),
+           IMMUTABLE: common.immutable_property('ConfigMap')})
+    attributes_schema = common.attributes_schema(extra_attributes)

@@ -17,6 +17,7 @@ declared in heat_k8s.kinds.KINDS['CronJob']."""
 
 from heat_k8s import kinds
 from heat_k8s.resources import base
+from heat_k8s.resources import common
 
 
 class CronJob(base.KubernetesResource):
@@ -31,6 +32,6 @@ class CronJob(base.KubernetesResource):
     kind = 'CronJob'
     body_properties = {'spec': 'spec'}
     suspend_strategy = kinds.KINDS[kind].suspend
-    properties_schema = dict(base.common_properties(),
-                             spec=base.spec_property())
-    attributes_schema = base.attributes_schema()
+    properties_schema = dict(common.common_properties(),
+                             spec=common.spec_property())
+    attributes_schema = common.attributes_schema()

@@ -19,6 +19,7 @@ from heat.engine import attributes
 
 from heat_k8s.kinds import fields
 from heat_k8s.resources import base
+from heat_k8s.resources import common
 
 
 class DaemonSet(base.KubernetesResource):
@@ -34,10 +35,10 @@ class DaemonSet(base.KubernetesResource):
     kind = 'DaemonSet'
     body_properties = {'spec': 'spec'}
     extra_attributes = {
-        'ready_replicas': base.Attr(
+        'ready_replicas': common.Attr(
             'Number of nodes with a ready pod.', attributes.Schema.INTEGER,
             lambda obj: fields.status_of(obj).get('numberReady', 0)),
     }
-    properties_schema = dict(base.common_properties(),
-                             spec=base.spec_property())
-    attributes_schema = base.attributes_schema(extra_attributes)
+    properties_schema = dict(common.common_properties(),
+                             spec=common.spec_property())
+    attributes_schema = common.attributes_schema(extra_attributes)

@@ -22,6 +22,7 @@ from heat.engine import properties
 from heat_k8s import kinds
 from heat_k8s.kinds import readiness
 from heat_k8s.resources import base
+from heat_k8s.resources import common
 from heat_k8s.resources import labels
 
 PROPERTIES = (MANIFEST, WAIT_FOR) = ('manifest', 'wait_for')
@@ -37,7 +38,7 @@ class Resource(base.KubernetesResource):
     """
 
     properties_schema = dict(
-        base.common_properties(),
+        common.common_properties(),
         **{MANIFEST: properties.Schema(
             properties.Schema.MAP,
             'The object: apiVersion, kind, metadata and the rest, as the '
@@ -51,7 +52,7 @@ class Resource(base.KubernetesResource):
                update_allowed=True,
                schema=properties.Schema(properties.Schema.STRING),
                constraints=[constraints.Length(min=1)])})
-    attributes_schema = base.attributes_schema()
+    attributes_schema = common.attributes_schema()
     schema_property = MANIFEST
 
     def _given(self, props):
@@ -78,16 +79,16 @@ class Resource(base.KubernetesResource):
         # The manifest's own name counts like the name property: a change
         # replaces the object (immutable.EVERY_KIND).
         given = (self._given(props).get('metadata') or {}).get('name')
-        return props[base.NAME] or given or super().object_name(props)
+        return props[common.NAME] or given or super().object_name(props)
 
     def fixed_name(self, props):
-        return bool(props[base.NAME] or (
+        return bool(props[common.NAME] or (
             self._given(props).get('metadata') or {}).get('name'))
 
     def object_namespace(self, props):
         given = (self._given(props).get('metadata') or {}).get('namespace')
-        if (props[base.NAMESPACE] or given) and self.namespaced(props):
-            return props[base.NAMESPACE] or given
+        if (props[common.NAMESPACE] or given) and self.namespaced(props):
+            return props[common.NAMESPACE] or given
         return super().object_namespace(props)
 
     def manifest(self, props, owned=True, content=True):

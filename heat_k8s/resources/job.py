@@ -20,6 +20,7 @@ from heat.engine import attributes
 from heat_k8s import kinds
 from heat_k8s.kinds import fields
 from heat_k8s.resources import base
+from heat_k8s.resources import common
 
 
 class Job(base.KubernetesResource):
@@ -37,15 +38,15 @@ class Job(base.KubernetesResource):
     body_properties = {'spec': 'spec'}
     suspend_strategy = kinds.KINDS[kind].suspend
     extra_attributes = {
-        'succeeded': base.Attr('Number of pods that succeeded.',
-                               attributes.Schema.INTEGER,
-                               lambda obj: fields.status_of(obj).get(
-                                   'succeeded', 0)),
-        'failed': base.Attr('Number of pods that failed.',
-                            attributes.Schema.INTEGER,
-                            lambda obj: fields.status_of(obj).get(
-                                'failed', 0)),
+        'succeeded': common.Attr('Number of pods that succeeded.',
+                                 attributes.Schema.INTEGER,
+                                 lambda obj: fields.status_of(obj).get(
+                                     'succeeded', 0)),
+        'failed': common.Attr('Number of pods that failed.',
+                              attributes.Schema.INTEGER,
+                              lambda obj: fields.status_of(obj).get(
+                                  'failed', 0)),
     }
-    properties_schema = dict(base.common_properties(),
-                             spec=base.spec_property())
-    attributes_schema = base.attributes_schema(extra_attributes)
+    properties_schema = dict(common.common_properties(),
+                             spec=common.spec_property())
+    attributes_schema = common.attributes_schema(extra_attributes)

@@ -29,6 +29,9 @@ MANAGER = 'heat'
 STACK_ID = 'heat.openstack.org/stack-id'
 RESOURCE = 'heat.openstack.org/resource-name'
 OWNERSHIP_KEYS = (MANAGED_BY, STACK_ID, RESOURCE)
+# An annotation: tells a crash-recovered object (same Heat resource) from
+# one a previous incarnation left (a replacement keeping a fixed name).
+RESOURCE_UUID = 'heat.openstack.org/resource-uuid'
 
 MAX_VALUE_LEN = 63
 _VALUE = re.compile(r'([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?')
@@ -105,3 +108,9 @@ def merge(user, ours):
               if key not in OWNERSHIP_KEYS}
     merged.update(ours or {})
     return merged
+
+
+def resource_uuid(obj):
+    """The Heat resource UUID annotated on an object (or None)."""
+    meta = obj.get('metadata') or {}
+    return (meta.get('annotations') or {}).get(RESOURCE_UUID)

@@ -16,6 +16,7 @@
 declared in heat_k8s.kinds.KINDS['Namespace']."""
 
 from heat_k8s.resources import base
+from heat_k8s.resources import common
 
 
 class Namespace(base.KubernetesResource):
@@ -26,5 +27,5 @@ class Namespace(base.KubernetesResource):
     """
 
     kind = 'Namespace'
-    properties_schema = base.common_properties(namespaced=False)
-    attributes_schema = base.attributes_schema()
+    properties_schema = common.common_properties(namespaced=False)
+    attributes_schema = common.attributes_schema()

@@ -19,6 +19,7 @@ from heat.engine import attributes
 
 from heat_k8s.kinds import fields
 from heat_k8s.resources import base
+from heat_k8s.resources import common
 
 
 class Pod(base.KubernetesResource):
@@ -35,16 +36,16 @@ class Pod(base.KubernetesResource):
     kind = 'Pod'
     body_properties = {'spec': 'spec'}
     extra_attributes = {
-        'pod_ip': base.Attr('IP address of the pod.',
-                            attributes.Schema.STRING,
-                            lambda obj: fields.status_of(obj).get('podIP')),
-        'node_name': base.Attr('Node the pod runs on.',
-                               attributes.Schema.STRING,
-                               lambda obj: obj['spec'].get('nodeName')),
-        'phase': base.Attr('Pod phase: Pending, Running, Succeeded, Failed.',
-                           attributes.Schema.STRING,
-                           lambda obj: fields.status_of(obj).get('phase')),
+        'pod_ip': common.Attr('IP address of the pod.',
+                              attributes.Schema.STRING,
+                              lambda obj: fields.status_of(obj).get('podIP')),
+        'node_name': common.Attr('Node the pod runs on.',
+                                 attributes.Schema.STRING,
+                                 lambda obj: obj['spec'].get('nodeName')),
+        'phase': common.Attr('Pod phase: Pending, Running, Succeeded, Failed.',
+                             attributes.Schema.STRING,
+                             lambda obj: fields.status_of(obj).get('phase')),
     }
-    properties_schema = dict(base.common_properties(),
-                             spec=base.spec_property())
-    attributes_schema = base.attributes_schema(extra_attributes)
+    properties_schema = dict(common.common_properties(),
+                             spec=common.spec_property())
+    attributes_schema = common.attributes_schema(extra_attributes)

@@ -16,6 +16,7 @@
 kind is declared in heat_k8s.kinds.KINDS['PersistentVolumeClaim']."""
 
 from heat_k8s.resources import base
+from heat_k8s.resources import common
 
 
 class PersistentVolumeClaim(base.KubernetesResource):
@@ -31,6 +32,6 @@ class PersistentVolumeClaim(base.KubernetesResource):
 
     kind = 'PersistentVolumeClaim'
     body_properties = {'spec': 'spec'}
-    properties_schema = dict(base.common_properties(),
-                             spec=base.spec_property())
-    attributes_schema = base.attributes_schema()
+    properties_schema = dict(common.common_properties(),
+                             spec=common.spec_property())
+    attributes_schema = common.attributes_schema()

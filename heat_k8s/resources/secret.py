@@ -24,6 +24,7 @@ from oslo_config import cfg
 
 from heat_k8s.rendering import checksum
 from heat_k8s.resources import base
+from heat_k8s.resources import common
 from heat_k8s.resources import templated
 
 PROPERTIES = (TYPE, DATA, STRING_DATA, IMMUTABLE) = (
@@ -58,31 +59,24 @@ class Secret(templated.Templated, base.KubernetesResource):
     literal_properties = (DATA, STRING_DATA)
     checksum_keys = ('data', 'stringData')
     extra_attributes = {
-        'checksum': base.Attr(
+        'checksum': common.Attr(
             'Keyed SHA-256 of the content, for pod template annotations; '
             'it reveals nothing of the values.', attributes.Schema.STRING,
             lambda data: data.get('checksum'), 'data'),
     }
     properties_schema = dict(
-        base.common_properties(),
+        common.common_properties(),
         **templated.properties_schema('stringData (Kubernetes stores them '
                                       'in data)'),
         **{TYPE: properties.Schema(
             properties.Schema.STRING,
             'Secret type, e.g. kubernetes.io/tls. A change replaces.',
             default='Opaque'),
-           DATA: properties.Schema(
-               properties.Schema.MAP,
-               'Key to base64-encoded value.', update_allowed=True),
-           STRING_DATA: properties.Schema(
-               properties.Schema.MAP,
-               'Key to plain-text value (Kubernetes stores it base64).',
-               update_allowed=True),
-           IMMUTABLE: properties.Schema(
-               properties.Schema.BOOLEAN,
-               'Forbid changes to the data; a change then replaces the '
-               'Secret.', update_allowed=True)})
-    attributes_schema = base.attributes_schema(extra_attributes)
+           DATA: common.data_property('Key to base64-encoded value.'),
+           STRING_DATA: common.data_property(
+               'Key to plain-text value (Kubernetes stores it base64).'),
+           IMMUTABLE: common.immutable_property('Secret')})
+    attributes_schema = common.attributes_schema(extra_attributes)
 
     @staticmethod
     def content_checksum(data, string_data):

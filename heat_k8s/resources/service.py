@@ -18,6 +18,7 @@ declared in heat_k8s.kinds.KINDS['Service']."""
 from heat.engine import attributes
 
 from heat_k8s.resources import base
+from heat_k8s.resources import common
 
 
 def _cluster_ip(obj):
@@ -48,14 +49,14 @@ class Service(base.KubernetesResource):
     kind = 'Service'
     body_properties = {'spec': 'spec'}
     extra_attributes = {
-        'cluster_ip': base.Attr('Cluster IP (None for headless).',
-                                attributes.Schema.STRING, _cluster_ip),
-        'ports': base.Attr('The ports, as the API reports them.',
-                           attributes.Schema.LIST,
-                           lambda obj: obj['spec'].get('ports') or []),
-        'endpoint': base.Attr('host:port of the first port.',
-                              attributes.Schema.STRING, _endpoint),
+        'cluster_ip': common.Attr('Cluster IP (None for headless).',
+                                  attributes.Schema.STRING, _cluster_ip),
+        'ports': common.Attr('The ports, as the API reports them.',
+                             attributes.Schema.LIST,
+                             lambda obj: obj['spec'].get('ports') or []),
+        'endpoint': common.Attr('host:port of the first port.',
+                                attributes.Schema.STRING, _endpoint),
     }
-    properties_schema = dict(base.common_properties(),
-                             spec=base.spec_property())
-    attributes_schema = base.attributes_schema(extra_attributes)
+    properties_schema = dict(common.common_properties(),
+                             spec=common.spec_property())
+    attributes_schema = common.attributes_schema(extra_attributes)

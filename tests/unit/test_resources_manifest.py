@@ -27,7 +27,6 @@ from heat.objects import event as event_object
 from oslo_config import cfg
 
 from heat_k8s.kinds import naming
-from heat_k8s.resources import base
 from heat_k8s.resources import labels
 from heat_k8s.resources import sensitive
 from tests.unit.heat_harness import deployment
@@ -91,7 +90,7 @@ class ManifestTest(heat_harness.KubernetesTestCase):
         self.assertEqual('front', manifest['metadata']['labels']['tier'])
         self.assertTrue(labels.is_owned_by(manifest, rsrc.stack.id, 'web'))
         self.assertEqual(rsrc.uuid, manifest['metadata']['annotations'][
-            base.RESOURCE_UUID])
+            labels.RESOURCE_UUID])
 
     def test_user_annotations_are_kept(self):
         rsrc = self._resource(deployment(annotations={'team': 'shop'}))

@@ -24,7 +24,7 @@ from heat.common import exception
 from heat.engine import resource
 
 from heat_k8s.client import kube
-from heat_k8s.resources import base
+from heat_k8s.resources import labels
 from tests.unit.heat_harness import deployment
 from tests.unit.heat_harness import template
 
@@ -74,7 +74,7 @@ class RecoveryTest(heat_harness.KubernetesTestCase):
         meta = rsrc.manifest(rsrc.properties)['metadata']
         meta['uid'] = uid
         meta['generation'] = 1
-        meta['annotations'][base.RESOURCE_UUID] = owner or rsrc.uuid
+        meta['annotations'][labels.RESOURCE_UUID] = owner or rsrc.uuid
         want = 2 if ready else 0
         return {'apiVersion': 'apps/v1', 'kind': 'Deployment',
                 'metadata': meta,

@@ -1,0 +1,155 @@
+# Copyright 2026 heat-k8s developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""What a resource's object is now: reads of the live object, and waits.
+
+A mixin of KubernetesResource: the live object and its events, its
+readiness verdict, what Heat shows of it (resource show, attributes,
+observe reality) with Secret values redacted, and the edge to
+heat_k8s.waiting: it is told how to read, watch and judge the object, and
+its answers become Heat's PollDelay and exception.Error.
+"""
+
+from heat.common import exception
+from heat.engine import resource
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from heat_k8s import kinds
+from heat_k8s.client import kube as kube_mod
+from heat_k8s.kinds import readiness
+from heat_k8s.kinds import redaction
+from heat_k8s.resources import common
+from heat_k8s.resources import projection
+from heat_k8s.waiting import awaiter
+
+LOG = logging.getLogger(__name__)
+CONF = cfg.CONF
+LABELS, ANNOTATIONS = (
+    common.LABELS, common.ANNOTATIONS)
+
+
+class Observed:
+    """Reads of the object a resource manages, and waiting for it."""
+
+    def _show_resource(self):
+        obj = self._get(self.manifest(self.properties, owned=False,
+                                      content=False))
+        if obj is None:
+            return None
+        obj = redaction.manifest(obj)
+        obj.get('metadata', {}).pop('managedFields', None)
+        return obj
+
+    def get_live_resource_data(self):
+        obj = self._get(self.manifest(self.properties, owned=False,
+                                      content=False))
+        if obj is None:
+            raise exception.EntityNotFound(entity=self.kind_of(
+                self.properties), name=self.object_name(self.properties))
+        return obj
+
+    def parse_live_resource_data(self, resource_properties, resource_data):
+        meta = resource_data.get('metadata') or {}
+        live = {LABELS: projection.project(resource_properties[LABELS],
+                                           meta.get('labels')),
+                ANNOTATIONS: projection.project(
+                    resource_properties[ANNOTATIONS],
+                    meta.get('annotations'))}
+        for prop, key in self.body_properties.items():
+            if prop not in self.sensitive_properties:
+                live[prop] = projection.project(resource_properties[prop],
+                                                resource_data.get(key))
+        return live
+
+    def get_reference_id(self):
+        return self.data().get('name') or super().get_reference_id()
+
+    def _resolve_attribute(self, name):
+        attr = (self.extra_attributes.get(name) or
+                common.COMMON_ATTRIBUTES.get(name))
+        if attr is None or self.resource_id is None:
+            return None
+        if attr.source == 'data':
+            return attr.get(self.data())
+        obj = self._get(self.manifest(self.properties, owned=False,
+                                      content=False))
+        return None if obj is None else attr.get(obj)
+
+    def _get(self, manifest):
+        meta = manifest['metadata']
+        return self._kube().get(manifest['apiVersion'], manifest['kind'],
+                                meta['name'], meta.get('namespace'))
+
+    def _events(self, obj):
+        try:
+            return self._kube().events_for(obj)
+        except kube_mod.ApiError as exc:
+            LOG.info('%s: events unavailable: %s', self.name, exc)
+            return []
+
+    def verdict(self, kube, obj, props, explain=True):
+        """Readiness of a live object (generic resources add wait_for).
+
+        Objects that only explain a verdict (a workload's pods) are fetched
+        for a failure, or when explain is true for a verdict not READY.
+        """
+        kind = obj['kind']
+        deciding = kinds.declared(kind).decides
+        result = readiness.evaluate(obj, kube.related(obj, deciding))
+        explaining = kinds.declared(kind).explains
+        if explaining and (result.state == readiness.FAILED or (
+                explain and result.state != readiness.READY)):
+            result = readiness.evaluate(
+                obj, kube.related(obj, deciding | explaining))
+        return result
+
+    def _check_ready(self, wait):
+        manifest = self.manifest(wait.props, owned=False, content=False)
+        return self._answer(self._awaiter(manifest, wait.props).ready, wait)
+
+    def _gone(self, manifest, uid, wait):
+        """True once the incarnation uid of the object no longer exists."""
+        return self._answer(self._awaiter(manifest, self.properties).gone,
+                            wait, uid)
+
+    def _awaiter(self, manifest, props):
+        deciding = kinds.declared(manifest['kind']).decides
+
+        def judge(obj, explain):
+            return self.verdict(self._kube(), obj, props, explain=explain)
+
+        def watch(obj, seconds):
+            return self._kube().watch(obj, seconds)
+
+        # Not watched when other objects decide (a Service's endpoints):
+        # its own watch would not show them.
+        return awaiter.Awaiter(
+            read=lambda: self._get(manifest), judge=judge,
+            events=self._events, describe=self.describe,
+            watch_seconds=CONF.kubernetes.watch_seconds,
+            poll_interval_max=CONF.kubernetes.poll_interval_max,
+            watch=None if deciding else watch, name=self.name)
+
+    @staticmethod
+    def _answer(check, *args):
+        """A check's answer in Heat's terms: True when the wait is over,
+        PollDelay to poll again, exception.Error when it failed."""
+        try:
+            answer = check(*args)
+        except awaiter.Failed as exc:
+            raise exception.Error(str(exc)) from None
+        if isinstance(answer, awaiter.PollAgain):
+            raise resource.PollDelay(answer.seconds)
+        return True

@@ -1,0 +1,228 @@
+# Copyright 2026 heat-k8s developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""What a resource's object is: its name, namespace and manifest.
+
+A mixin of KubernetesResource: the object's identity (name rule,
+namespace, cluster), the desired manifest built from the properties
+(labels Heat owns, rendered files, sensitive values), and the checks
+`template validate` runs on it (names, namespaces, the kind's OpenAPI
+schema). Nothing here talks to the API server except kind discovery.
+"""
+
+import copy
+
+from heat.common import exception
+from heat.common import short_id
+from oslo_config import cfg
+
+from heat_k8s import kinds
+from heat_k8s.kinds import naming
+from heat_k8s.kinds import schema as openapi
+from heat_k8s.resources import common
+from heat_k8s.resources import labels
+from heat_k8s.resources import sensitive
+
+CONF = cfg.CONF
+NAME, NAMESPACE, LABELS, ANNOTATIONS, CLUSTER = (
+    common.NAME, common.NAMESPACE, common.LABELS, common.ANNOTATIONS,
+    common.CLUSTER)
+
+
+def _merge_rendered(manifest, rendered):
+    for key, entries in rendered.items():
+        manifest[key] = dict(manifest.get(key) or {}, **entries)
+
+
+
+class Manifested:
+    """The object a resource manages, as its properties describe it."""
+
+    # --- identity ---------------------------------------------------------
+
+    def api_version(self, props):
+        return kinds.KINDS[self.kind].api_version
+
+    def kind_of(self, props):
+        return self.kind
+
+    def namespaced(self, props, discover=True):
+        """Whether the kind is namespaced; None if unknown undiscovered."""
+        return kinds.KINDS[self.kind].namespaced
+
+    def _kube(self, props=None):
+        props = props if props is not None else self.properties
+        return self.client_plugin().kube(props[CLUSTER])
+
+    def object_name(self, props):
+        stored = self.data().get('name')
+        if stored:
+            return stored
+        if self.external_id:
+            return self.external_id
+        if props[NAME]:
+            return props[NAME]
+        return naming.generated_name(self.stack.name, self.name,
+                                     short_id.get_id(self.uuid))
+
+    def fixed_name(self, props):
+        """True when the template names the object (no generated name)."""
+        return bool(props[NAME])
+
+    def object_namespace(self, props):
+        if 'namespace' in self.data():
+            return self.data()['namespace'] or None
+        if not self.namespaced(props):
+            return None
+        return props.get(NAMESPACE) or self.default_namespace()
+
+    def default_namespace(self):
+        ctx = self.context
+        keys = {'project_id': self.stack.tenant_id or ctx.project_id,
+                'project_name': ctx.project_name,
+                'project_domain_id': ctx.project_domain_id,
+                'user_id': ctx.user_id, 'user_name': ctx.username,
+                'stack_id': self.stack.id, 'stack_name': self.stack.name}
+        try:
+            return CONF.kubernetes.default_namespace % keys
+        except (KeyError, ValueError, TypeError) as exc:
+            raise exception.Error(
+                'Invalid [kubernetes] default_namespace %r: %s' % (
+                    CONF.kubernetes.default_namespace, exc))
+
+    def describe(self, props=None):
+        props = props if props is not None else self.properties
+        namespace = self.object_namespace(props)
+        name = self.object_name(props)
+        return '%s %s' % (self.kind_of(props),
+                          '%s/%s' % (namespace, name) if namespace else name)
+
+    # --- desired state ----------------------------------------------------
+
+    def body(self, props):
+        """Top-level manifest fields other than metadata."""
+        return {key: copy.deepcopy(props[prop])
+                for prop, key in self.body_properties.items()
+                if props[prop] is not None}
+
+    def rendered_body(self, props, comparable=False):
+        """Body fields a kind computes from its properties, or {}.
+
+        {manifest key: {key: value}}, merged into the map body() gives
+        under that key: e.g. files rendered from templates into a
+        ConfigMap's data. comparable=True asks for a stand-in for diffs
+        only, which must not fail: a fingerprint per key that changes
+        when the content would (fingerprints are never written).
+        """
+        return {}
+
+    def manifest(self, props, owned=True, content=True):
+        """The desired manifest for these properties.
+
+        content=False leaves rendered_body() out: enough to find, read or
+        delete the object, and nothing is rendered.
+        """
+        metadata = {'name': self.object_name(props)}
+        namespace = self.object_namespace(props)
+        if namespace:
+            metadata['namespace'] = namespace
+        own_labels, own_annotations = {}, {}
+        if owned:
+            own_labels, own_annotations = labels.ownership(self.stack.id,
+                                                           self.name)
+            own_annotations[labels.RESOURCE_UUID] = self.uuid
+        metadata['labels'] = labels.merge(props[LABELS], own_labels)
+        metadata['annotations'] = labels.merge(props[ANNOTATIONS],
+                                               own_annotations)
+        for key in ('labels', 'annotations'):
+            if not metadata[key]:
+                del metadata[key]
+        manifest = {'apiVersion': self.api_version(props),
+                    'kind': self.kind_of(props), 'metadata': metadata}
+        manifest.update(self.body(props))
+        if content:
+            _merge_rendered(manifest, self.rendered_body(props))
+        return manifest
+
+    def comparable_manifest(self, props):
+        """manifest() with secret values as fingerprints, for diffs."""
+        props = self._fingerprinted(props)
+        manifest = self.manifest(props, owned=False, content=False)
+        _merge_rendered(manifest, self.rendered_body(props, comparable=True))
+        return manifest
+
+    def _check_writable(self, manifest):
+        keys = [self.body_properties[p] for p in self.sensitive_properties
+                if p in self.body_properties]
+        if any(sensitive.is_fingerprint(value) for key in keys
+               for value in (manifest.get(key) or {}).values()):
+            raise exception.Error(
+                '%s: Heat does not store the values of %s, so it cannot '
+                'write them from stored state; update the stack instead' % (
+                    self.name, ', '.join(self.sensitive_properties)))
+
+    # --- validation -------------------------------------------------------
+
+    def _invalid(self, message, prop=None):
+        path = [self.stack.t.RESOURCES, self.name]
+        if prop is not None:
+            path += [self.stack.t.get_section_name('Properties'), prop]
+        return exception.StackValidationFailed(message=message, path=path)
+
+    def validate(self):
+        result = super().validate()
+        props = self.properties
+        kind = self.kind_of(props)
+        if props[NAME]:
+            error = naming.validate(props[NAME], naming.rule(kind),
+                                    naming.max_length(kind))
+            if error:
+                raise self._invalid('%s name %r: %s' % (kind, props[NAME],
+                                                        error), NAME)
+        if self.namespaced(props, discover=False) is not False:
+            self._validate_namespace(props)
+        self.validate_body(props)
+        return result
+
+    def _validate_namespace(self, props):
+        namespace = props.get(NAMESPACE)
+        if not namespace and self.stack.id is None and (
+                '%(stack_id)s' in CONF.kubernetes.default_namespace):
+            return  # known only once the stack is stored
+        origin = 'namespace %r' % namespace
+        if not namespace:
+            try:
+                namespace = self.default_namespace()
+            except exception.Error as exc:
+                raise self._invalid(str(exc), NAMESPACE) from None
+            origin = ('default namespace %r ([kubernetes] '
+                      'default_namespace)' % namespace)
+        error = naming.validate(namespace, 'label')
+        if error:
+            raise self._invalid('%s: %s' % (origin, error), NAMESPACE)
+
+    def validate_body(self, props):
+        """Check the manifest against the kind's OpenAPI schema."""
+        stand_in = dict(props, **{NAME: props[NAME] or 'x', NAMESPACE: 'x'})
+        manifest = self.manifest(sensitive.PlainProperties(stand_in),
+                                 owned=False, content=False)
+        errors = openapi.validate(manifest)
+        if errors:
+            top = errors[0][0].split('.')[0].split('[')[0]
+            prop = {key: p for p, key in self.body_properties.items()}.get(
+                top, self.schema_property)
+            problems = '; '.join('%s: %s' % error if error[0] else error[1]
+                                 for error in errors)
+            raise self._invalid('Invalid %s: %s' % (manifest['kind'],
+                                                    problems), prop)
