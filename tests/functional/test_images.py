@@ -241,12 +241,13 @@ def test_memcached_stats(refs, containers, address):
     assert out.strip() == 'memcache'
 
 
-def test_keystone_manage_version(refs, containers):
-    code, out = containers.run(refs['keystone'], 'keystone-manage',
-                               '--version')
+@pytest.mark.parametrize('name', ['keystone'] + [
+    'keystone-' + series for series in recipes.KEYSTONE_SERIES])
+def test_keystone_manage_version(refs, containers, name):
+    code, out = containers.run(refs[name], 'keystone-manage', '--version')
     # The last line: oslo libraries warn on stderr before it.
-    assert out.strip().splitlines()[-1] == (
-        go.read_versions()['KEYSTONE_VERSION'])
+    assert out.strip().splitlines()[-1] == recipes.tag(
+        recipes.BY_NAME[name], go.read_versions())
 
 
 def _fernet_key():
@@ -297,20 +298,16 @@ def _render_keystone_conf(values):
         return jinja2.Template(f.read()).render(**values)
 
 
-def test_keystone_issues_a_token(refs, containers, address, tmp_path):
-    """identity.yaml's steps on one host, as its docker backend runs them.
+def keystone_database(containers, refs, address):
+    """MariaDB with identity.yaml's keystone database and user.
 
-    MariaDB and memcached, the database task's own command, db_sync
-    (KOLLA_BOOTSTRAP), Apache with our wsgi-keystone.conf, then
-    keystone-manage bootstrap; a password gets a token.
+    Returns the user's password: hex, as 29.x's db_sync crashes on a
+    URL-encoded one.
     """
     resources = _identity_template()
-    root_pw, db_pw, admin_pw = (secrets.token_hex(12) for _ in range(3))
+    root_pw, db_pw = (secrets.token_hex(12) for _ in range(2))
     db = containers.start('mariadb', refs['mariadb'], env={
         'MARIADB_ROOT_PASSWORD': root_pw, 'BIND_ADDRESS': address})
-    containers.start('memcached', refs['memcached'],
-                     *resources['memcached']['properties']['command'],
-                     env={'BIND_ADDRESS': address})
     containers.wait(db, 'healthy server', lambda: containers.exec(
         db, *resources['database']['properties']['health_check']['command']
     )[0] == 0)
@@ -318,7 +315,11 @@ def test_keystone_issues_a_token(refs, containers, address, tmp_path):
                    *resources['database_create']['properties']['command'],
                    env={'DB_HOST': address, 'DB_PORT': '3306',
                         'MYSQL_PWD': root_pw, 'KEYSTONE_DB_PASSWORD': db_pw})
+    return db_pw
 
+
+def keystone_config(tmp_path, address, db_pw):
+    """identity.yaml's Keystone files: config_dir(name, command) -> volume."""
     conf = _render_keystone_conf({
         'debug': False, 'token': {'provider': 'fernet', 'expiration': 3600},
         'fernet_keys': 2, 'memcached_servers': [address + ':11211'],
@@ -329,11 +330,28 @@ def test_keystone_issues_a_token(refs, containers, address, tmp_path):
         wsgi = f.read()
     files = {'keystone.conf': conf, 'wsgi-keystone.conf': wsgi,
              'fernet-keys/0': _fernet_key(), 'fernet-keys/1': _fernet_key()}
-    kolla = resources['kolla_config']['properties']['value']
+    kolla = _identity_template()['kolla_config']['properties']['value']
 
     def config_dir(name, command):
         return _kolla_dir(str(tmp_path / name),
                           dict(kolla, command=command), files)
+    return config_dir
+
+
+def test_keystone_issues_a_token(refs, containers, address, tmp_path):
+    """identity.yaml's steps on one host, as its docker backend runs them.
+
+    MariaDB and memcached, the database task's own command, db_sync
+    (KOLLA_BOOTSTRAP), Apache with our wsgi-keystone.conf, then
+    keystone-manage bootstrap; a password gets a token.
+    """
+    resources = _identity_template()
+    admin_pw = secrets.token_hex(12)
+    containers.start('memcached', refs['memcached'],
+                     *resources['memcached']['properties']['command'],
+                     env={'BIND_ADDRESS': address})
+    config_dir = keystone_config(
+        tmp_path, address, keystone_database(containers, refs, address))
 
     api_config = config_dir('api', '/usr/sbin/apache2 -DFOREGROUND')
     containers.run(refs['keystone'],

@@ -33,7 +33,8 @@ from lc.builds import recipes  # noqa: E402
 
 VERSIONS = {'DEBIAN_SUITE': 'bookworm', 'PAUSE_VERSION': '3.10.2',
             'KEYSTONE_VERSION': '30.0.0', 'WAGTAIL_VERSION': '7.4.4',
-            'HEAT_VERSION': '27.0.1'}
+            'KEYSTONE_2025_2_VERSION': '28.1.0',
+            'KEYSTONE_2026_1_VERSION': '29.1.0', 'HEAT_VERSION': '27.0.1'}
 
 
 class ReferenceTest(unittest.TestCase):
@@ -46,6 +47,8 @@ class ReferenceTest(unittest.TestCase):
             'mariadb': 'localhost/heat-k8s/mariadb:10.11',
             'memcached': 'localhost/heat-k8s/memcached:1.6',
             'keystone': 'localhost/heat-k8s/keystone:30.0.0',
+            'keystone-2025.2': 'localhost/heat-k8s/keystone:28.1.0',
+            'keystone-2026.1': 'localhost/heat-k8s/keystone:29.1.0',
             'wagtail': 'localhost/heat-k8s/wagtail:7.4.4',
         }, recipes.refs(VERSIONS))
 
@@ -53,6 +56,25 @@ class ReferenceTest(unittest.TestCase):
         versions = dict(VERSIONS, KEYSTONE_VERSION='31.0.0')
         self.assertEqual('localhost/heat-k8s/keystone:31.0.0',
                          recipes.ref('keystone', versions))
+
+    def test_earlier_keystones_are_the_same_recipe(self):
+        keystone = recipes.BY_NAME['keystone']
+        for series, key in (('2025.2', 'KEYSTONE_2025_2_VERSION'),
+                            ('2026.1', 'KEYSTONE_2026_1_VERSION')):
+            self.assertEqual(dataclasses.replace(
+                keystone, name='keystone-' + series, version_key=key,
+                requirements='keystone/requirements-%s.txt' % series),
+                recipes.BY_NAME['keystone-' + series])
+
+    def test_keystone_releases_ascend_to_keystone_version(self):
+        # An upgrade goes from each to the next: oldest first.
+        versions = go.read_versions()
+        releases = [recipes.tag(recipes.BY_NAME[name], versions)
+                    for name in ['keystone-' + s
+                                 for s in recipes.KEYSTONE_SERIES] +
+                    ['keystone']]
+        majors = [int(v.split('.')[0]) for v in releases]
+        self.assertEqual(sorted(set(majors)), majors)
 
     def test_debian_tags_need_a_known_suite(self):
         versions = dict(VERSIONS, DEBIAN_SUITE='trixie')
@@ -126,6 +148,14 @@ class RecipeHashTest(unittest.TestCase):
         self.assertNotEqual(before.pop('wagtail'), after.pop('wagtail'))
         self.assertEqual(before, after)
 
+    def test_a_keystone_pinned_set_changes_its_release_only(self):
+        before = {i.name: self.hash(i) for i in recipes.IMAGES}
+        self.append('keystone/requirements-2025.2.txt', 'six==1.17.0\n')
+        after = {i.name: self.hash(i) for i in recipes.IMAGES}
+        self.assertNotEqual(before.pop('keystone-2025.2'),
+                            after.pop('keystone-2025.2'))
+        self.assertEqual(before, after)
+
     def test_pause_source_changes_it(self):
         before = self.hash('pause')
         self.append('pause.c', '/* a change */\n')
@@ -135,6 +165,7 @@ class RecipeHashTest(unittest.TestCase):
         for key, value, changed in (
                 ('KEYSTONE_VERSION', '31.0.0', {'keystone'}),
                 ('PAUSE_VERSION', '3.11', {'pause'}),
+                ('KEYSTONE_2026_1_VERSION', '29.1.1', {'keystone-2026.1'}),
                 ('HEAT_VERSION', '28.0.0', set())):
             versions = dict(VERSIONS, **{key: value})
             self.assertEqual(changed, {
@@ -154,6 +185,26 @@ class RecipeHashTest(unittest.TestCase):
         pause = recipes.BY_NAME['pause']
         self.assertEqual(self.hash(pause), self.hash(
             pause, dict(VERSIONS, DEBIAN_SUITE='trixie')))
+
+
+class ArchivePruneTest(unittest.TestCase):
+
+    def test_each_keystone_release_keeps_its_own_archive(self):
+        cache = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, cache)
+        names = ['keystone-30.0.0-0000.tar', 'keystone-30.0.0-1111.tar',
+                 'keystone-2025.2-28.1.0-2222.tar',
+                 'keystone-2025.2-28.1.0-3333.tar',
+                 'keystone-2026.1-29.1.0-4444.tar']
+        for name in names:
+            open(os.path.join(cache, name), 'w').close()
+        with mock.patch.object(images, 'images_cache', return_value=cache):
+            images._prune(recipes.BY_NAME['keystone'],
+                          os.path.join(cache, names[1]))
+            images._prune(recipes.BY_NAME['keystone-2025.2'],
+                          os.path.join(cache, names[3]))
+        self.assertEqual(sorted(names[1:2] + names[3:]),
+                         sorted(os.listdir(cache)))
 
 
 class ConfigurationTest(unittest.TestCase):

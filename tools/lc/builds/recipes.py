@@ -68,6 +68,48 @@ _APACHE_ENV = (
     ('APACHE_LOCK_DIR', '/var/lib/apache2/lock'),
     ('APACHE_LOG_DIR', '/var/log/apache2'))
 
+_KEYSTONE = Image(
+    name='keystone', version_key='KEYSTONE_VERSION',
+    # curl: the docker backend's HTTP health check runs in the image.
+    packages=('ca-certificates', 'curl', 'passwd', 'python3',
+              'python3-venv', 'apache2', 'libapache2-mod-wsgi-py3'),
+    files=(('keystone/kolla_start', '/usr/local/bin/kolla_start',
+            0o755),),
+    requirements='keystone/requirements.txt',
+    venv='/var/lib/kolla/venv', pin='keystone',
+    # Apache listens only where wsgi-keystone.conf says, logs to the
+    # container's output, and runs without apache2ctl.
+    script='useradd --system --user-group --home-dir /var/lib/keystone '
+           '--create-home --shell /usr/sbin/nologin keystone\n'
+           'install -d -o keystone -g keystone /etc/keystone '
+           '/var/log/keystone\n'
+           'install -d /var/lib/kolla/config_files /var/lib/apache2/run '
+           '/var/lib/apache2/lock\n'
+           'rm -f /etc/apache2/sites-enabled/*\n'
+           ': > /etc/apache2/ports.conf\n'
+           'echo "ServerName localhost" > '
+           '/etc/apache2/conf-enabled/servername.conf\n'
+           'a2enmod -q wsgi\n'
+           'ln -sf /dev/stderr /var/log/apache2/error.log\n'
+           'ln -sf /dev/stdout /var/log/apache2/access.log\n'
+           'ln -sf /dev/stdout '
+           '/var/log/apache2/other_vhosts_access.log\n',
+    cmd=('kolla_start',),
+    env=(('PATH', '/var/lib/kolla/venv/bin:' + PATH_ENV),
+         ('LANG', 'C.UTF-8')) + _APACHE_ENV,
+    ports=(5000,))
+
+# OpenStack series of the earlier Keystone releases built besides
+# KEYSTONE_VERSION's, oldest first: recipes keystone-<series>, the same
+# recipe with that release's pinned set.
+KEYSTONE_SERIES = ('2025.2', '2026.1')
+_EARLIER_KEYSTONES = tuple(
+    dataclasses.replace(
+        _KEYSTONE, name='keystone-' + series,
+        version_key='KEYSTONE_%s_VERSION' % series.replace('.', '_'),
+        requirements='keystone/requirements-%s.txt' % series)
+    for series in KEYSTONE_SERIES)
+
 IMAGES = (
     Image(
         name='pause', version_key='PAUSE_VERSION',
@@ -112,36 +154,8 @@ IMAGES = (
                 '/usr/local/bin/docker-entrypoint.sh', 0o755),),
         entrypoint=('docker-entrypoint.sh',), cmd=('memcached',),
         user='memcache', ports=(11211,)),
-    Image(
-        name='keystone', version_key='KEYSTONE_VERSION',
-        # curl: the docker backend's HTTP health check runs in the image.
-        packages=('ca-certificates', 'curl', 'passwd', 'python3',
-                  'python3-venv', 'apache2', 'libapache2-mod-wsgi-py3'),
-        files=(('keystone/kolla_start', '/usr/local/bin/kolla_start',
-                0o755),),
-        requirements='keystone/requirements.txt',
-        venv='/var/lib/kolla/venv', pin='keystone',
-        # Apache listens only where wsgi-keystone.conf says, logs to the
-        # container's output, and runs without apache2ctl.
-        script='useradd --system --user-group --home-dir /var/lib/keystone '
-               '--create-home --shell /usr/sbin/nologin keystone\n'
-               'install -d -o keystone -g keystone /etc/keystone '
-               '/var/log/keystone\n'
-               'install -d /var/lib/kolla/config_files /var/lib/apache2/run '
-               '/var/lib/apache2/lock\n'
-               'rm -f /etc/apache2/sites-enabled/*\n'
-               ': > /etc/apache2/ports.conf\n'
-               'echo "ServerName localhost" > '
-               '/etc/apache2/conf-enabled/servername.conf\n'
-               'a2enmod -q wsgi\n'
-               'ln -sf /dev/stderr /var/log/apache2/error.log\n'
-               'ln -sf /dev/stdout /var/log/apache2/access.log\n'
-               'ln -sf /dev/stdout '
-               '/var/log/apache2/other_vhosts_access.log\n',
-        cmd=('kolla_start',),
-        env=(('PATH', '/var/lib/kolla/venv/bin:' + PATH_ENV),
-             ('LANG', 'C.UTF-8')) + _APACHE_ENV,
-        ports=(5000,)),
+    _KEYSTONE,
+    *_EARLIER_KEYSTONES,
     Image(
         name='wagtail', version_key='WAGTAIL_VERSION',
         packages=('ca-certificates', 'passwd', 'python3', 'python3-venv'),
@@ -170,6 +184,8 @@ IMAGES = (
         ports=(8080,)),
 )
 BY_NAME = {i.name: i for i in IMAGES}
+# Recipes whose image is another recipe's repository at another tag.
+REPOSITORY = {'keystone-' + series: 'keystone' for series in KEYSTONE_SERIES}
 
 
 def tag(image, versions):
@@ -181,14 +197,14 @@ def tag(image, versions):
 def ref(name, versions=None):
     """Full reference of the image called `name`."""
     versions = versions or go.read_versions()
-    return '%s/%s:%s' % (REGISTRY, name, tag(BY_NAME[name], versions))
+    return '%s/%s:%s' % (REGISTRY, REPOSITORY.get(name, name),
+                         tag(BY_NAME[name], versions))
 
 
 def refs(versions=None):
     """name -> full reference of every image."""
     versions = versions or go.read_versions()
     return {i.name: ref(i.name, versions) for i in IMAGES}
-
 
 
 def check_pin(image, versions, images_dir=IMAGES_DIR):
