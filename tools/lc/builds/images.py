@@ -251,15 +251,20 @@ def _rootfs_pause(image, workdir):
           os.path.join(IMAGES_DIR, 'pause.c')])
     _run(['strip', binary])
     rootfs = os.path.join(workdir, 'rootfs.tar')
+    single_binary_rootfs(binary, 'pause', rootfs)
+    return rootfs
+
+
+def single_binary_rootfs(binary, name, rootfs):
+    """A rootfs tar of one static binary at /<name>, owned by root."""
     with tarfile.open(rootfs, 'w') as tar:
-        info = tar.gettarinfo(binary, arcname='pause')
+        info = tar.gettarinfo(binary, arcname=name)
         info.uid = info.gid = 0
         info.uname = info.gname = 'root'
         info.mode = 0o755
         info.mtime = 0
         with open(binary, 'rb') as f:
             tar.addfile(info, f)
-    return rootfs
 
 
 def _rootfs_debian(image, versions, workdir, log):
@@ -409,4 +414,4 @@ def archives(log=print):
 # edited later must not change the hashes of a running build).
 _BUILDER_SOURCE = ''.join(inspect.getsource(f) for f in (
     _import_changes, _customize_script, _mmdebstrap_argv, _stage, _wheels,
-    _rootfs_pause))
+    _rootfs_pause, single_binary_rootfs))

@@ -23,7 +23,6 @@ import hashlib
 import json
 import os
 import subprocess
-import tarfile
 import tempfile
 import time
 import urllib.error
@@ -307,17 +306,6 @@ def _recipe_id(binary_sha):
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _rootfs(binary, path):
-    with tarfile.open(path, 'w') as tar:
-        info = tar.gettarinfo(binary, arcname='coredns')
-        info.uid = info.gid = 0
-        info.uname = info.gname = 'root'
-        info.mode = 0o755
-        info.mtime = 0
-        with open(binary, 'rb') as f:
-            tar.addfile(info, f)
-
-
 def _podman(args):
     proc = subprocess.run(list(images.PODMAN) + args, capture_output=True,
                           text=True)
@@ -341,7 +329,7 @@ def image_archive(log=print):
     os.makedirs(cache, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache, prefix='build-') as work:
         rootfs = os.path.join(work, 'rootfs.tar')
-        _rootfs(binary, rootfs)
+        images.single_binary_rootfs(binary, 'coredns', rootfs)
         argv = ['import', '--quiet']
         for change in image_changes(recipe_id):
             argv += ['--change', change]
