@@ -254,6 +254,9 @@ def _fernet_key():
     return base64.urlsafe_b64encode(secrets.token_bytes(32)).decode()
 
 
+KOLLA_DIR = '/var/lib/kolla/config_files'
+
+
 def _kolla_dir(tmp, config, files):
     os.makedirs(tmp, exist_ok=True)
     with open(os.path.join(tmp, 'config.json'), 'w') as f:
@@ -263,7 +266,7 @@ def _kolla_dir(tmp, config, files):
         os.makedirs(os.path.dirname(full), exist_ok=True)
         with open(full, 'w') as f:
             f.write(text)
-    return '%s:/var/lib/kolla/config_files:ro' % tmp
+    return '%s:%s:ro' % (tmp, KOLLA_DIR)
 
 
 def test_kolla_start_copies_config(refs, containers, tmp_path):
@@ -328,7 +331,11 @@ def keystone_config(tmp_path, address, db_pw):
     with open(os.path.join(REPO, 'templates', 'identity',
                            'wsgi-keystone.conf')) as f:
         wsgi = f.read()
+    with open(os.path.join(REPO, 'templates', 'identity',
+                           'keystone-schema.py')) as f:
+        schema_steps = f.read()
     files = {'keystone.conf': conf, 'wsgi-keystone.conf': wsgi,
+             'keystone-schema.py': schema_steps,
              'fernet-keys/0': _fernet_key(), 'fernet-keys/1': _fernet_key()}
     kolla = _identity_template()['kolla_config']['properties']['value']
 
