@@ -35,6 +35,7 @@ version = release
 
 extensions = [
     'oslo_config.sphinxext',   # .. show-options:: [kubernetes] reference
+    'reno.sphinxext',          # .. release-notes:: from releasenotes/notes
     'resource_reference',      # writes reference/resources.rst
 ]
 

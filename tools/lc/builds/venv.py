@@ -34,6 +34,7 @@ PACKAGES = (
     ('uwsgi', 'UWSGI_VERSION'),
     ('python-openstackclient', 'OPENSTACKCLIENT_VERSION'),
     ('python-heatclient', 'HEATCLIENT_VERSION'),
+    ('python-blazarclient', 'BLAZARCLIENT_VERSION'),
     ('PyMySQL', 'PYMYSQL_VERSION'),
     ('kubernetes', 'KUBERNETES_PYTHON_VERSION'),
 )

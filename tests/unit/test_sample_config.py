@@ -1,0 +1,52 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""etc/heat-k8s.conf.sample is what oslo-config-generator writes now, from
+the configuration tox -e genconfig uses, so the sample the install guide
+shows cannot go stale."""
+
+import io
+import os
+import unittest
+
+from oslo_config import cfg
+from oslo_config import generator
+
+from heat_k8s import config
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+GENERATOR_CONFIG = os.path.join(REPO, 'etc', 'oslo-config-generator',
+                                'heat-k8s.conf')
+SAMPLE = os.path.join(REPO, 'etc', 'heat-k8s.conf.sample')
+
+
+class SampleConfigTest(unittest.TestCase):
+
+    def test_committed_sample_is_what_the_generator_writes(self):
+        conf = cfg.ConfigOpts()
+        generator.register_cli_opts(conf)
+        conf(['--config-file', GENERATOR_CONFIG], project='heat-k8s')
+        self.assertEqual(['heat_k8s'], conf.namespace)
+        generated = io.StringIO()
+        generator.generate(conf, output_file=generated)
+        with open(SAMPLE) as f:
+            committed = f.read()
+        self.assertEqual(
+            generated.getvalue(), committed,
+            'etc/heat-k8s.conf.sample is stale: run tox -e genconfig')
+
+    def test_every_option_says_what_it_is_for(self):
+        for group, opts in config.list_opts():
+            for opt in opts:
+                with self.subTest(option='%s.%s' % (group, opt.name)):
+                    self.assertTrue(opt.help and opt.help.strip())
