@@ -39,8 +39,6 @@ TEMPLATE = os.path.join(paths.REPO_DIR, 'templates', 'example', 'app.yaml')
 # Heat's event lines (`stack create --wait`, `stack event list`):
 # "<date> <time>Z [<event id>] [<stack>[.<resource>]]: <status> <reason>"
 _EVENT = re.compile(r'^(\S+ \S+?)Z? (?:\S+ )?\[([^\]]+)\]: (\S+)')
-# openstackclient on plugins of services this cloud does not have.
-_NOISE = re.compile(r"^Could not load '[^']*': ")
 
 
 def _rel(path):
@@ -75,8 +73,6 @@ class Demo(object):
                                 stderr=subprocess.STDOUT)
         lines = []
         for line in proc.stdout:
-            if _NOISE.match(line):
-                continue
             lines.append(line)
             if not quiet:
                 sys.stdout.write(line)
