@@ -249,8 +249,10 @@ class EnvironmentFileTest(unittest.TestCase):
                                'localcloud-images.yaml')) as f:
             env = yaml.safe_load(f)
         refs = recipes.refs(go.read_versions())
+        repository, version = refs['keystone'].rsplit(':', 1)
         self.assertEqual({
-            'keystone_image': refs['keystone'],
+            'keystone_image': repository,
+            'keystone_version': version,
             'mariadb_image': refs['mariadb'],
             'memcached_image': refs['memcached'],
             'app_image': refs['wagtail'],
@@ -259,8 +261,8 @@ class EnvironmentFileTest(unittest.TestCase):
 
     def test_the_templates_have_these_parameters(self):
         for template, names in (
-                ('identity.yaml', ('keystone_image', 'mariadb_image',
-                                   'memcached_image')),
+                ('identity.yaml', ('keystone_image', 'keystone_version',
+                                   'mariadb_image', 'memcached_image')),
                 ('example/app.yaml', ('app_image', 'db_image'))):
             with open(os.path.join(REPO, 'templates', template)) as f:
                 params = yaml.safe_load(f)['parameters']

@@ -1,0 +1,113 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""A Keystone client that issues and validates tokens without pause.
+
+Each round issues a token with a password, validates it, and validates a
+token issued before the probe started (it must stay valid across an
+upgrade or a key rotation). Every request opens a new connection, as
+most clients' first request does: a replica that stops while a client
+holds a kept-alive connection to it is a different question.
+"""
+
+import json
+import threading
+import time
+import urllib.error
+import urllib.request
+
+TIMEOUT = 10
+
+
+class TokenProbe(threading.Thread):
+
+    def __init__(self, auth_url, password, user='admin', project='admin'):
+        super().__init__(daemon=True)
+        self.auth_url = auth_url.rstrip('/')
+        self.body = json.dumps({'auth': {
+            'identity': {'methods': ['password'], 'password': {'user': {
+                'name': user, 'domain': {'id': 'default'},
+                'password': password}}},
+            'scope': {'project': {'name': project,
+                                  'domain': {'id': 'default'}}}}}).encode()
+        self.latencies = []
+        # (monotonic time, what, error) of every failed request.
+        self.failures = []
+        self.successes = []
+        self._stop_event = threading.Event()
+        self.first_token = self._issue()
+
+    def _request(self, method, path, body=None, headers=None):
+        request = urllib.request.Request(
+            self.auth_url + path, data=body, method=method,
+            headers=dict(headers or {}, **{'Content-Type': 'application/json',
+                                           'Connection': 'close'}))
+        with urllib.request.urlopen(request, timeout=TIMEOUT) as resp:
+            resp.read()
+            return resp.headers
+
+    def _issue(self):
+        return self._request('POST', '/auth/tokens',
+                             self.body)['X-Subject-Token']
+
+    def _validate(self, token):
+        self._request('GET', '/auth/tokens', headers={
+            'X-Auth-Token': token, 'X-Subject-Token': token})
+
+    def _timed(self, what, call, *args):
+        started = time.monotonic()
+        try:
+            result = call(*args)
+        except (urllib.error.URLError, OSError, KeyError) as exc:
+            self.failures.append((started, what, str(exc)))
+            return None
+        self.latencies.append(time.monotonic() - started)
+        self.successes.append(started)
+        return result
+
+    def run(self):
+        while not self._stop_event.is_set():
+            token = self._timed('issue', self._issue)
+            if token:
+                self._timed('validate', self._validate, token)
+            self._timed('validate the first token', self._validate,
+                        self.first_token)
+
+    def stop(self):
+        self._stop_event.set()
+        self.join(TIMEOUT + 5)
+        return self.report()
+
+    def report(self):
+        latencies = sorted(self.latencies)
+        p99 = latencies[int(0.99 * (len(latencies) - 1))] if latencies else 0
+        return {'requests': len(self.latencies) + len(self.failures),
+                'failures': len(self.failures), 'p99': p99,
+                'median': latencies[len(latencies) // 2] if latencies else 0,
+                'longest_gap': self.longest_gap(),
+                'first_failures': self.failures[:3]}
+
+    def longest_gap(self):
+        """Seconds from the first failure of the longest run of failures
+        to the next success (0 without failures)."""
+        gap, successes = 0.0, sorted(self.successes)
+        for started, _what, _error in self.failures:
+            after = [s for s in successes if s > started]
+            if after:
+                gap = max(gap, after[0] - started)
+        return gap
+
+    def describe(self):
+        report = self.report()
+        return ('%(requests)d requests, %(failures)d failed, median '
+                '%(median).3fs, p99 %(p99).3fs, longest gap %(longest_gap).1fs'
+                % report)
