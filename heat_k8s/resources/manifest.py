@@ -22,12 +22,14 @@ schema). Nothing here talks to the API server except kind discovery.
 """
 
 import copy
+import re
 
 from heat.common import exception
 from heat.common import short_id
 from oslo_config import cfg
 
 from heat_k8s import kinds
+from heat_k8s.kinds import fieldrules
 from heat_k8s.kinds import naming
 from heat_k8s.kinds import schema as openapi
 from heat_k8s.resources import common
@@ -213,16 +215,27 @@ class Manifested:
             raise self._invalid('%s: %s' % (origin, error), NAMESPACE)
 
     def validate_body(self, props):
-        """Check the manifest against the kind's OpenAPI schema."""
+        """Check the manifest against the kind's OpenAPI schema and the
+        API server's offline value rules (labels, keys, ranges)."""
         stand_in = dict(props, **{NAME: props[NAME] or 'x', NAMESPACE: 'x'})
         manifest = self.manifest(sensitive.PlainProperties(stand_in),
                                  owned=False, content=False)
-        errors = openapi.validate(manifest)
+        errors = openapi.validate(manifest) + fieldrules.problems(
+            manifest)[:openapi.MAX_ERRORS]
         if errors:
-            top = errors[0][0].split('.')[0].split('[')[0]
-            prop = {key: p for p, key in self.body_properties.items()}.get(
-                top, self.schema_property)
             problems = '; '.join('%s: %s' % error if error[0] else error[1]
                                  for error in errors)
             raise self._invalid('Invalid %s: %s' % (manifest['kind'],
-                                                    problems), prop)
+                                                    problems),
+                                self._blamed(errors[0][0], props))
+
+    def _blamed(self, path, props):
+        """The property a field path of the manifest comes from."""
+        steps = re.split(r'[.[]', path)
+        if steps[0] == 'metadata' and len(steps) > 1:
+            prop = {'labels': LABELS, 'annotations': ANNOTATIONS}.get(
+                steps[1])
+            if prop and (props[prop] or not self.schema_property):
+                return prop
+        return {key: p for p, key in self.body_properties.items()}.get(
+            steps[0], self.schema_property)
