@@ -34,6 +34,7 @@ from heat_k8s.kinds import naming
 from heat_k8s.kinds import schema as openapi
 from heat_k8s.resources import common
 from heat_k8s.resources import labels
+from heat_k8s.resources import literal
 from heat_k8s.resources import sensitive
 
 CONF = cfg.CONF
@@ -48,7 +49,7 @@ def _merge_rendered(manifest, rendered):
 
 
 
-class Manifested:
+class Manifested(literal.CheckedBeforeCreate):
     """The object a resource manages, as its properties describe it."""
 
     # --- identity ---------------------------------------------------------
@@ -182,9 +183,8 @@ class Manifested:
             path += [self.stack.t.get_section_name('Properties'), prop]
         return exception.StackValidationFailed(message=message, path=path)
 
-    def validate(self):
-        result = super().validate()
-        props = self.properties
+    def validate_properties(self, props):
+        """The offline checks (literal.CheckedBeforeCreate runs them)."""
         kind = self.kind_of(props)
         if props[NAME]:
             error = naming.validate(props[NAME], naming.rule(kind),
@@ -195,7 +195,6 @@ class Manifested:
         if self.namespaced(props, discover=False) is not False:
             self._validate_namespace(props)
         self.validate_body(props)
-        return result
 
     def _validate_namespace(self, props):
         namespace = props.get(NAMESPACE)
