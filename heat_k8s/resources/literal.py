@@ -112,5 +112,11 @@ class CheckedBeforeCreate(object):
             self.validate_properties(known_properties(self))
         return result
 
+    def checked_properties(self):
+        """The properties as the current validation sees them."""
+        if self.stack.strict_validate:
+            return self.properties
+        return known_properties(self)
+
     def validate_properties(self, props):
         """Offline checks of these properties."""

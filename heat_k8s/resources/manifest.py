@@ -74,21 +74,45 @@ class Manifested(literal.CheckedBeforeCreate):
             return stored
         if self.external_id:
             return self.external_id
-        if props[NAME]:
-            return props[NAME]
-        return naming.generated_name(self.stack.name, self.name,
-                                     short_id.get_id(self.uuid))
+        return self.given_name(props) or naming.generated_name(
+            self.stack.name, self.name, short_id.get_id(self.uuid))
+
+    def given_name(self, props):
+        """The name the template gives the object, or None."""
+        return props[NAME] or None
+
+    def given_namespace(self, props):
+        """The namespace the template gives the object, or None."""
+        return props.get(NAMESPACE) or None
 
     def fixed_name(self, props):
         """True when the template names the object (no generated name)."""
-        return bool(props[NAME])
+        return bool(self.given_name(props))
+
+    def object_key(self, props):
+        """What tells this object from every other: (API group, kind,
+        namespace, name, cluster), or None with a generated name. Needs no
+        stored state: validation compares the stack's resources by it."""
+        name = self.given_name(props)
+        if not name:
+            return None
+        namespace = None
+        if self.namespaced(props, discover=False) is not False:
+            try:
+                namespace = (self.given_namespace(props)
+                             or self.default_namespace())
+            except exception.Error:
+                return None  # reported by the namespace check
+        group = (self.api_version(props) or '').rpartition('/')[0]
+        return (group, self.kind_of(props), namespace, name,
+                props[CLUSTER] or None)
 
     def object_namespace(self, props):
         if 'namespace' in self.data():
             return self.data()['namespace'] or None
         if not self.namespaced(props):
             return None
-        return props.get(NAMESPACE) or self.default_namespace()
+        return self.given_namespace(props) or self.default_namespace()
 
     def default_namespace(self):
         ctx = self.context
@@ -195,6 +219,31 @@ class Manifested(literal.CheckedBeforeCreate):
         if self.namespaced(props, discover=False) is not False:
             self._validate_namespace(props)
         self.validate_body(props)
+        self._validate_unique(props)
+
+    def _validate_unique(self, props):
+        """Refuse a second resource of the stack naming the same object."""
+        key = self.object_key(props)
+        if key is None:
+            return
+        for other in self.stack.resources.values():
+            if other is self or not isinstance(other, Manifested):
+                continue
+            try:
+                other_key = other.object_key(other.checked_properties())
+            except (exception.StackValidationFailed, ValueError,
+                    TypeError):
+                continue  # its own validation reports what is wrong
+            if other_key == key:
+                _group, kind, namespace, name, _cluster = key
+                raise self._invalid(
+                    '%s %s is also the object of resource %r: two '
+                    'resources of a stack cannot manage one object (give '
+                    'one of them another name%s)' % (
+                        kind, '%s/%s' % (namespace, name) if namespace
+                        else name, other.name,
+                        ', namespace or cluster' if namespace else ''),
+                    NAME)
 
     def _validate_namespace(self, props):
         namespace = props.get(NAMESPACE)

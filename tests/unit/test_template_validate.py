@@ -245,3 +245,66 @@ class BadInputTest(heat_harness.KubernetesTestCase):
             'other': deployment(),
             'web': deployment(spec, labels={'from': {
                 'get_attr': ['other', 'name']}})}))
+
+
+class OneObjectOneResourceTest(heat_harness.KubernetesTestCase):
+    """Two resources of a stack naming the same object are refused."""
+
+    def assertBothNamed(self, tmpl, first, second):
+        answer = self.template_validate(tmpl).get('Error') or ''
+        created = self.create_refused(tmpl)
+        for message in (answer, created):
+            self.assertIn('two resources of a stack cannot manage one '
+                          'object', message)
+            pairs = ((first, second), (second, first))
+            self.assertTrue(any(
+                'resources.%s.properties.name' % one in message
+                and 'of resource %r' % other in message
+                for one, other in pairs), message)
+        return answer
+
+    def assertAccepted(self, tmpl):
+        answer = self.template_validate(tmpl)
+        self.assertNotIn('Error', answer, answer.get('Error'))
+        self.parse(tmpl).validate()   # and before stack create
+
+    def test_same_kind_and_name(self):
+        message = self.assertBothNamed(template({
+            'a': deployment(name='web'), 'b': deployment(name='web')}),
+            'a', 'b')
+        self.assertIn('Deployment %s/web' % heat_harness.PROJECT_ID,
+                      message)
+
+    def test_the_default_namespace_given_explicitly(self):
+        self.assertBothNamed(template({
+            'a': deployment(name='web'),
+            'b': deployment(name='web',
+                            namespace=heat_harness.PROJECT_ID)}), 'a', 'b')
+
+    def test_a_generic_resource_of_the_same_kind(self):
+        self.assertBothNamed(template({
+            'typed': _typed('ConfigMap', name='settings'),
+            'generic': _typed('Resource', manifest={
+                'apiVersion': 'v1', 'kind': 'ConfigMap',
+                'metadata': {'name': 'settings'}})}), 'typed', 'generic')
+
+    def test_cluster_scoped_objects(self):
+        self.assertBothNamed(template({
+            'a': _typed('Namespace', name='team'),
+            'b': _typed('Namespace', name='team')}), 'a', 'b')
+
+    def test_different_objects_are_accepted(self):
+        self.assertAccepted(template({
+            'cm': _typed('ConfigMap', name='app'),
+            'secret': _typed('Secret', name='app'),
+            'here': deployment(name='web'),
+            'there': deployment(name='web', namespace='other'),
+            'elsewhere': deployment(name='web', cluster='edge'),
+            'generated1': deployment(), 'generated2': deployment()}))
+
+    def test_names_not_known_yet_are_left_for_create(self):
+        tmpl = template({'a': deployment(name={'get_param': 'n'}),
+                         'b': deployment(name='web')},
+                        parameters={'n': {'type': 'string'}})
+        self.assertNotIn('Error', self.template_validate(tmpl))
+        self.assertIn('of resource', self.create_refused(tmpl, {'n': 'web'}))
