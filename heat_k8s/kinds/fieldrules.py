@@ -34,11 +34,27 @@ from heat_k8s.kinds import naming
 INT_RANGES = {'int32': (-2 ** 31, 2 ** 31 - 1),
               'int64': (-2 ** 63, 2 ** 63 - 1)}
 
+# Text rules: (longest, regex, what the API server says when it fails).
+TextRule = collections.namedtuple('TextRule', 'max_len regex description')
 _NAME_PART = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'
-_LABEL_VALUE = '(%s)?' % _NAME_PART
-_CONFIG_KEY = '[-._a-zA-Z0-9]+'
-NAME_PART_MAX = LABEL_VALUE_MAX = 63
-PREFIX_MAX = CONFIG_KEY_MAX = 253
+NAME_PART = TextRule(
+    63, _NAME_PART,
+    "name part must consist of alphanumeric characters, '-', '_' or '.', "
+    "and must start and end with an alphanumeric character (e.g. "
+    "'MyName', or 'my.name', or '123-abc', regex used for validation is "
+    "'%s')" % _NAME_PART)
+LABEL_VALUE = TextRule(
+    63, '(%s)?' % _NAME_PART,
+    "a valid label must be an empty string or consist of alphanumeric "
+    "characters, '-', '_' or '.', and must start and end with an "
+    "alphanumeric character (e.g. 'MyValue', or 'my_value', or '12345', "
+    "regex used for validation is '(%s)?')" % _NAME_PART)
+CONFIG_KEY = TextRule(
+    253, '[-._a-zA-Z0-9]+',
+    "a valid config key must consist of alphanumeric characters, '-', '_' "
+    "or '.' (e.g. 'key.name', or 'KEY_NAME', or 'key-name', regex used "
+    "for validation is '[-._a-zA-Z0-9]+')")
+PREFIX_MAX = 253
 
 
 def is_base64(value):
@@ -84,51 +100,32 @@ def qualified_name_problems(key):
         if error:
             problems.append('prefix part: %s' % error)
     if not name:
-        problems.append('name part must be non-empty')
-        return problems
-    if len(name) > NAME_PART_MAX:
-        problems.append('name part must be no more than %d characters'
-                        % NAME_PART_MAX)
-    if not re.fullmatch(_NAME_PART, name):
-        problems.append(
-            "name part must consist of alphanumeric characters, '-', '_' "
-            "or '.', and must start and end with an alphanumeric character "
-            "(e.g. 'MyName', or 'my.name', or '123-abc', regex used for "
-            "validation is '%s')" % _NAME_PART)
-    return problems
+        return problems + ['name part must be non-empty']
+    return problems + _text_problems(NAME_PART, name, 'name part ')
 
 
 def label_value_problems(value):
     """Why value is not a label value."""
-    problems = []
-    if len(value) > LABEL_VALUE_MAX:
-        problems.append('must be no more than %d characters'
-                        % LABEL_VALUE_MAX)
-    if not re.fullmatch(_LABEL_VALUE, value):
-        problems.append(
-            "a valid label must be an empty string or consist of "
-            "alphanumeric characters, '-', '_' or '.', and must start and "
-            "end with an alphanumeric character (e.g. 'MyValue', or "
-            "'my_value', or '12345', regex used for validation is '%s')"
-            % _LABEL_VALUE)
-    return problems
+    return _text_problems(LABEL_VALUE, value)
 
 
 def config_key_problems(key):
     """Why key is not a ConfigMap or Secret key (IsConfigMapKey)."""
-    problems = []
-    if len(key) > CONFIG_KEY_MAX:
-        problems.append('must be no more than %d characters'
-                        % CONFIG_KEY_MAX)
-    if not re.fullmatch(_CONFIG_KEY, key):
-        problems.append(
-            "a valid config key must consist of alphanumeric characters, "
-            "'-', '_' or '.' (e.g. 'key.name', or 'KEY_NAME', or "
-            "'key-name', regex used for validation is '%s')" % _CONFIG_KEY)
+    problems = _text_problems(CONFIG_KEY, key)
     if key in ('.', '..'):
         problems.append("must not be '%s'" % key)
     elif key.startswith('..'):
         problems.append("must not start with '..'")
+    return problems
+
+
+def _text_problems(rule, text, part=''):
+    problems = []
+    if len(text) > rule.max_len:
+        problems.append('%smust be no more than %d characters'
+                        % (part, rule.max_len))
+    if not re.fullmatch(rule.regex, text):
+        problems.append(rule.description)
     return problems
 
 

@@ -35,7 +35,7 @@ OWNERSHIP_KEYS = (MANAGED_BY, STACK_ID, RESOURCE)
 # one a previous incarnation left (a replacement keeping a fixed name).
 RESOURCE_UUID = 'heat.openstack.org/resource-uuid'
 
-MAX_VALUE_LEN = fieldrules.LABEL_VALUE_MAX
+MAX_VALUE_LEN = fieldrules.LABEL_VALUE.max_len
 _HASH_LEN = 12
 
 

@@ -22,19 +22,10 @@ import testtools
 from heat_k8s import config  # noqa: F401  (registers [kubernetes])
 from heat_k8s.kinds import fieldrules
 from heat_k8s.kinds import schema
+from tests.unit.test_schema_projection import _deployment
 
 INT32_MAX = 2 ** 31 - 1
 DEFINITIONS = 'https://kubernetes.io/api/_definitions.json#/$defs/'
-
-
-def _deployment(**spec):
-    body = {'replicas': 2, 'selector': {'matchLabels': {'app': 'web'}},
-            'template': {'metadata': {'labels': {'app': 'web'}},
-                         'spec': {'containers': [{'name': 'web',
-                                                  'image': 'nginx'}]}}}
-    body.update(spec)
-    return {'apiVersion': 'apps/v1', 'kind': 'Deployment',
-            'metadata': {'name': 'web'}, 'spec': body}
 
 
 def _config_map(**fields):
