@@ -15,9 +15,11 @@
 """Offline validation of manifests against the Kubernetes OpenAPI schema.
 
 The schemas are the strict JSON schemas bundled with kubernetes-validate
-(unknown fields are errors). Values Heat cannot resolve yet (get_attr of a
-resource not created) are None at validate time: errors about them are
-skipped, the API server checks them at create.
+(unknown fields are errors). The formats the schema declares are checked
+too (fieldrules.format_problem): an int32 out of range, bytes that are not
+base64. Values Heat cannot resolve yet (get_attr of a resource not
+created) are None at validate time: errors about them are skipped, the API
+server checks them at create.
 """
 
 import functools
@@ -31,10 +33,25 @@ from oslo_config import cfg
 from oslo_log import log as logging
 import referencing
 
+from heat_k8s.kinds import fieldrules
 from heat_k8s.kinds import redaction
 
 LOG = logging.getLogger(__name__)
 MAX_ERRORS = 5
+
+
+def _format_checker():
+    checker = jsonschema.FormatChecker(formats=())
+    for fmt in ('int32', 'int64', 'byte'):
+        checker.checks(fmt)(functools.partial(_conforms, fmt))
+    return checker
+
+
+def _conforms(fmt, value):
+    return fieldrules.format_problem(fmt, value) is None
+
+
+FORMAT_CHECKER = _format_checker()
 
 
 @functools.lru_cache(maxsize=None)
@@ -69,7 +86,8 @@ def _validator(version, api_version, kind):
         return None
     schema = json.loads(path.read_text())
     return jsonschema.Draft202012Validator(schema,
-                                           registry=_registry(version))
+                                           registry=_registry(version),
+                                           format_checker=FORMAT_CHECKER)
 
 
 def _path(error):
@@ -86,6 +104,9 @@ def _unresolved(error):
 
 
 def _message(error):
+    if error.validator == 'format':
+        return fieldrules.format_problem(error.validator_value,
+                                         error.instance)
     # Every schema type admits null; naming it only confuses.
     return error.message.replace(", 'null'", '')
 

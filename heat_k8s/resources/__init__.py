@@ -22,7 +22,8 @@ for it (``live``: verdict, attributes, observe reality, the edge to
 type shares; a type's module only declares data (its kind, body
 properties, attributes). ``registry`` maps type names to classes for
 Heat's plugin loader. ``labels`` (ownership), ``projection`` (observe
-reality), ``sensitive`` (hidden property values), ``templated`` and
+reality), ``sensitive`` (hidden property values), ``literal`` (checks at
+`template validate`), ``templated`` and
 ``files`` (rendered configuration) and ``heatfix`` (a Heat 27 fix) serve
 them. This layer may import every other layer; the others never import
 it. This package's own import pulls no Heat module, so the pure helpers

@@ -26,13 +26,15 @@ from oslo_config import cfg
 
 from heat_k8s.rendering import checksum
 from heat_k8s.resources import base
+from heat_k8s.resources import literal
 from heat_k8s.resources import sensitive
 from heat_k8s.resources import templated
 
 ATTRIBUTES = (FILES, CHECKSUM, NAMES) = ('files', 'checksum', 'names')
 
 
-class RenderedFiles(sensitive.Fingerprinted, resource.Resource):
+class RenderedFiles(literal.CheckedBeforeCreate, sensitive.Fingerprinted,
+                    resource.Resource):
     """Files rendered from Jinja2 templates, given as an attribute.
 
     For backends without a Kubernetes ConfigMap or Secret to render into,
@@ -69,17 +71,15 @@ class RenderedFiles(sensitive.Fingerprinted, resource.Resource):
                                  type=attributes.Schema.LIST),
     }
 
-    def validate(self):
-        result = super().validate()
-        problem = templated.input_error(self.properties)
+    def validate_properties(self, props):
+        problem = templated.input_error(props)
         if problem:
             raise self._invalid(*problem)
-        if templated.known(self.properties):
-            error = templated.render(self.properties, sensitive=True)[1]
+        if templated.known(props):
+            error = templated.render(props, sensitive=True)[1]
             if error is not None:
-                raise self._invalid(self._message(error, self.properties),
+                raise self._invalid(self._message(error, props),
                                     error.source)
-        return result
 
     def handle_create(self):
         self._record(self._render(self.properties))

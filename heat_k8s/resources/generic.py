@@ -75,20 +75,23 @@ class Resource(base.KubernetesResource):
         return self._kube(props).is_namespaced(self.api_version(props),
                                                self.kind_of(props))
 
-    def object_name(self, props):
+    def given_name(self, props):
         # The manifest's own name counts like the name property: a change
         # replaces the object (immutable.EVERY_KIND).
         given = (self._given(props).get('metadata') or {}).get('name')
-        return props[common.NAME] or given or super().object_name(props)
+        return props[common.NAME] or given or None
 
-    def fixed_name(self, props):
-        return bool(props[common.NAME] or (
-            self._given(props).get('metadata') or {}).get('name'))
+    def given_namespace(self, props):
+        given = (self._given(props).get('metadata') or {}).get('namespace')
+        return props[common.NAMESPACE] or given or None
+
+    def object_name(self, props):
+        # Before the stored name: a new manifest name must show in diffs.
+        return self.given_name(props) or super().object_name(props)
 
     def object_namespace(self, props):
-        given = (self._given(props).get('metadata') or {}).get('namespace')
-        if (props[common.NAMESPACE] or given) and self.namespaced(props):
-            return props[common.NAMESPACE] or given
+        if self.given_namespace(props) and self.namespaced(props):
+            return self.given_namespace(props)
         return super().object_namespace(props)
 
     def manifest(self, props, owned=True, content=True):

@@ -24,6 +24,8 @@ label; owner_of() and is_owned_by() work from either.
 import hashlib
 import re
 
+from heat_k8s.kinds import fieldrules
+
 MANAGED_BY = 'app.kubernetes.io/managed-by'
 MANAGER = 'heat'
 STACK_ID = 'heat.openstack.org/stack-id'
@@ -33,15 +35,14 @@ OWNERSHIP_KEYS = (MANAGED_BY, STACK_ID, RESOURCE)
 # one a previous incarnation left (a replacement keeping a fixed name).
 RESOURCE_UUID = 'heat.openstack.org/resource-uuid'
 
-MAX_VALUE_LEN = 63
-_VALUE = re.compile(r'([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?')
+MAX_VALUE_LEN = fieldrules.LABEL_VALUE.max_len
 _HASH_LEN = 12
 
 
 def fits_label(value):
     """True when value is a valid Kubernetes label value."""
-    return (isinstance(value, str) and len(value) <= MAX_VALUE_LEN
-            and bool(_VALUE.fullmatch(value)))
+    return isinstance(value, str) and not fieldrules.label_value_problems(
+        value)
 
 
 def label_value(value):

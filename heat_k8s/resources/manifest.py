@@ -22,16 +22,19 @@ schema). Nothing here talks to the API server except kind discovery.
 """
 
 import copy
+import re
 
 from heat.common import exception
 from heat.common import short_id
 from oslo_config import cfg
 
 from heat_k8s import kinds
+from heat_k8s.kinds import fieldrules
 from heat_k8s.kinds import naming
 from heat_k8s.kinds import schema as openapi
 from heat_k8s.resources import common
 from heat_k8s.resources import labels
+from heat_k8s.resources import literal
 from heat_k8s.resources import sensitive
 
 CONF = cfg.CONF
@@ -46,7 +49,7 @@ def _merge_rendered(manifest, rendered):
 
 
 
-class Manifested:
+class Manifested(literal.CheckedBeforeCreate):
     """The object a resource manages, as its properties describe it."""
 
     # --- identity ---------------------------------------------------------
@@ -71,21 +74,45 @@ class Manifested:
             return stored
         if self.external_id:
             return self.external_id
-        if props[NAME]:
-            return props[NAME]
-        return naming.generated_name(self.stack.name, self.name,
-                                     short_id.get_id(self.uuid))
+        return self.given_name(props) or naming.generated_name(
+            self.stack.name, self.name, short_id.get_id(self.uuid))
+
+    def given_name(self, props):
+        """The name the template gives the object, or None."""
+        return props[NAME] or None
+
+    def given_namespace(self, props):
+        """The namespace the template gives the object, or None."""
+        return props.get(NAMESPACE) or None
 
     def fixed_name(self, props):
         """True when the template names the object (no generated name)."""
-        return bool(props[NAME])
+        return bool(self.given_name(props))
+
+    def object_key(self, props):
+        """What tells this object from every other: (API group, kind,
+        namespace, name, cluster), or None with a generated name. Needs no
+        stored state: validation compares the stack's resources by it."""
+        name = self.given_name(props)
+        if not name:
+            return None
+        namespace = None
+        if self.namespaced(props, discover=False) is not False:
+            try:
+                namespace = (self.given_namespace(props)
+                             or self.default_namespace())
+            except exception.Error:
+                return None  # reported by the namespace check
+        group = (self.api_version(props) or '').rpartition('/')[0]
+        return (group, self.kind_of(props), namespace, name,
+                props[CLUSTER] or None)
 
     def object_namespace(self, props):
         if 'namespace' in self.data():
             return self.data()['namespace'] or None
         if not self.namespaced(props):
             return None
-        return props.get(NAMESPACE) or self.default_namespace()
+        return self.given_namespace(props) or self.default_namespace()
 
     def default_namespace(self):
         ctx = self.context
@@ -180,9 +207,8 @@ class Manifested:
             path += [self.stack.t.get_section_name('Properties'), prop]
         return exception.StackValidationFailed(message=message, path=path)
 
-    def validate(self):
-        result = super().validate()
-        props = self.properties
+    def validate_properties(self, props):
+        """The offline checks (literal.CheckedBeforeCreate runs them)."""
         kind = self.kind_of(props)
         if props[NAME]:
             error = naming.validate(props[NAME], naming.rule(kind),
@@ -193,7 +219,31 @@ class Manifested:
         if self.namespaced(props, discover=False) is not False:
             self._validate_namespace(props)
         self.validate_body(props)
-        return result
+        self._validate_unique(props)
+
+    def _validate_unique(self, props):
+        """Refuse a second resource of the stack naming the same object."""
+        key = self.object_key(props)
+        if key is None:
+            return
+        for other in self.stack.resources.values():
+            if other is self or not isinstance(other, Manifested):
+                continue
+            try:
+                other_key = other.object_key(other.checked_properties())
+            except (exception.StackValidationFailed, ValueError,
+                    TypeError):
+                continue  # its own validation reports what is wrong
+            if other_key == key:
+                _group, kind, namespace, name, _cluster = key
+                raise self._invalid(
+                    '%s %s is also the object of resource %r: two '
+                    'resources of a stack cannot manage one object (give '
+                    'one of them another name%s)' % (
+                        kind, '%s/%s' % (namespace, name) if namespace
+                        else name, other.name,
+                        ', namespace or cluster' if namespace else ''),
+                    NAME)
 
     def _validate_namespace(self, props):
         namespace = props.get(NAMESPACE)
@@ -213,16 +263,27 @@ class Manifested:
             raise self._invalid('%s: %s' % (origin, error), NAMESPACE)
 
     def validate_body(self, props):
-        """Check the manifest against the kind's OpenAPI schema."""
+        """Check the manifest against the kind's OpenAPI schema and the
+        API server's offline value rules (labels, keys, ranges)."""
         stand_in = dict(props, **{NAME: props[NAME] or 'x', NAMESPACE: 'x'})
         manifest = self.manifest(sensitive.PlainProperties(stand_in),
                                  owned=False, content=False)
-        errors = openapi.validate(manifest)
+        errors = openapi.validate(manifest) + fieldrules.problems(
+            manifest)[:openapi.MAX_ERRORS]
         if errors:
-            top = errors[0][0].split('.')[0].split('[')[0]
-            prop = {key: p for p, key in self.body_properties.items()}.get(
-                top, self.schema_property)
             problems = '; '.join('%s: %s' % error if error[0] else error[1]
                                  for error in errors)
             raise self._invalid('Invalid %s: %s' % (manifest['kind'],
-                                                    problems), prop)
+                                                    problems),
+                                self._blamed(errors[0][0], props))
+
+    def _blamed(self, path, props):
+        """The property a field path of the manifest comes from."""
+        steps = re.split(r'[.[]', path)
+        if steps[0] == 'metadata' and len(steps) > 1:
+            prop = {'labels': LABELS, 'annotations': ANNOTATIONS}.get(
+                steps[1])
+            if prop and (props[prop] or not self.schema_property):
+                return prop
+        return {key: p for p, key in self.body_properties.items()}.get(
+            steps[0], self.schema_property)

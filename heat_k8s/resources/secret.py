@@ -15,9 +15,6 @@
 """OS::Kubernetes::Secret; what Kubernetes says about the kind is
 declared in heat_k8s.kinds.KINDS['Secret']."""
 
-import base64
-import binascii
-
 from heat.engine import attributes
 from heat.engine import properties
 from oslo_config import cfg
@@ -82,19 +79,3 @@ class Secret(templated.Templated, base.KubernetesResource):
     def content_checksum(data, string_data):
         return checksum.secret_content(data, string_data,
                                        key=cfg.CONF.auth_encryption_key)
-
-    def validate_body(self, props):
-        super().validate_body(props)
-        for key, value in sorted((props[DATA] or {}).items()):
-            if value is not None and not is_base64(value):
-                raise self._invalid(
-                    'data.%s: not base64 (use string_data for plain text)'
-                    % key, DATA)
-
-
-def is_base64(value):
-    try:
-        base64.b64decode(str(value), validate=True)
-    except (binascii.Error, ValueError):
-        return False
-    return True

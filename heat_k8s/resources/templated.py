@@ -21,23 +21,18 @@ known (errors early, with file and line), and whenever the object is
 written; never to read or delete it.
 """
 
-import re
-
 from heat.common import exception
 from heat.engine import function
 from heat.engine import properties
 
 from heat_k8s import rendering
+from heat_k8s.kinds import fieldrules
 from heat_k8s.kinds import redaction
 from heat_k8s.resources import sensitive
 
 PROPERTIES = (TEMPLATES, VALUES, VALUE_OVERRIDES, INI_OVERRIDES) = (
     'templates', 'values', 'value_overrides', 'ini_overrides')
 RENDER_INPUTS = PROPERTIES
-
-# Keys of ConfigMap and Secret data (apimachinery IsConfigMapKey).
-_KEY = re.compile(r'^[-._a-zA-Z0-9]+$')
-_KEY_MAX = 253
 
 
 OBJECT_NOTES = (
@@ -211,11 +206,11 @@ class Templated(object):
         super().validate_body(props)
         templates = props[TEMPLATES] or {}
         for name in templates:
-            if not _KEY.match(name) or len(name) > _KEY_MAX:
-                raise self._invalid(
-                    'templates: %r is not a valid key (letters, digits, '
-                    "'-', '_' and '.', at most %d)" % (name, _KEY_MAX),
-                    TEMPLATES)
+            problems = fieldrules.config_key_problems(name)
+            if problems:
+                raise self._invalid('templates: %r is not a valid key: %s'
+                                    % (name, '; '.join(problems)),
+                                    TEMPLATES)
             for prop in self.literal_properties:
                 if name in (props[prop] or {}):
                     raise self._invalid(

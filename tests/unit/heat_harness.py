@@ -31,8 +31,10 @@ from heat.common import template_format
 from heat.engine import environment
 from heat.engine import resource
 from heat.engine import resources
+from heat.engine import service
 from heat.engine import stack
 from heat.engine import template as heat_template
+from heat.objects import stack as stack_object
 from heat.tests import utils
 from oslo_config import cfg
 
@@ -95,6 +97,37 @@ class KubernetesTestCase(common.HeatTestCase):
         stack = self.parse(template, params)
         error = self.assertRaises(exception.StackValidationFailed,
                                   stack.validate)
+        return str(error)
+
+    def engine(self):
+        """Heat's engine service, called in-process as the API calls it."""
+        return service.EngineService('host-a', 'topic-a')
+
+    def context(self):
+        return utils.dummy_context(tenant_id=PROJECT_ID)
+
+    def template_validate(self, template, params=None):
+        """`openstack orchestration template validate`: Heat's answer, a
+        dict with 'Error' when the template is refused."""
+        return self.engine().validate_template(
+            self.context(), template, {'parameters': params or {}})
+
+    def create_refused(self, template, params=None):
+        """`openstack stack create` refused: the message; no stack stored.
+
+        Heat validates before it stores the stack; nothing exists
+        afterwards, so no resource can have made an object.
+        """
+        ctx, name = self.context(), utils.random_name()
+        try:
+            self.engine().create_stack(ctx, name, template,
+                                       {'parameters': params or {}}, {}, {})
+        except Exception as raised:  # the RPC layer's ExpectedException
+            error = getattr(raised, 'exc_info', (None, raised))[1]
+        else:
+            self.fail('stack create of %s was accepted' % name)
+        self.assertIsInstance(error, exception.StackValidationFailed)
+        self.assertIsNone(stack_object.Stack.get_by_name(ctx, name))
         return str(error)
 
 

@@ -35,7 +35,9 @@ import json
 import fixtures
 from heat.common import crypt
 from heat.engine import api
+from heat.engine import properties
 from heat.engine import resource
+from heat.engine import service
 from heat.engine import stack as heat_stack
 from heat.engine.hot import functions
 from heat.objects import event as event_object
@@ -48,6 +50,7 @@ from heat_k8s.resources import heatfix
 from heat_k8s.resources import sensitive
 
 HEATFIX = 'heat_k8s/resources/heatfix.py'
+LITERAL = 'heat_k8s/resources/literal.py'
 SENSITIVE = 'heat_k8s/resources/sensitive.py'
 MARKER = 'stored-as-rewritten'
 YAQL = 'heat.engine.hot.functions.Yaql'
@@ -223,3 +226,30 @@ class ResourceContractTest(heat_harness.KubernetesTestCase):
                               cfg.StrOpt, changed(
                                   'heat.common.crypt auth_encryption_key',
                                   SENSITIVE, 'no such string option'))
+
+
+class TemplateValidateContractTest(heat_harness.KubernetesTestCase):
+    """literal checks values in validate_template when Heat is not strict."""
+
+    def test_template_validate_is_not_strict_and_skips_validate(self):
+        source = inspect.getsource(service.EngineService.validate_template)
+        self.assertIn('strict_validate=False', source, changed(
+            'heat.engine.service.EngineService.validate_template', LITERAL,
+            'it may validate strictly now; the checks would run twice'))
+        self.assertIn('validate_res_tmpl_only=True', source, changed(
+            'heat.engine.service.EngineService.validate_template', LITERAL,
+            'it no longer asks resources for validate_template() only'))
+        source = inspect.getsource(heat_stack.Stack.validate)
+        self.assertIn('res.validate_template()', source, changed(
+            'heat.engine.stack.Stack.validate', LITERAL,
+            'it no longer calls validate_template() on each resource'))
+
+    def test_properties_keep_their_unresolved_data(self):
+        stack = self.parse(heat_harness.template({'c': {
+            'type': 'OS::Kubernetes::ConfigMap',
+            'properties': {'name': {'get_param': 'OS::stack_name'}}}}))
+        props = stack['c'].properties
+        self.assertIsInstance(props, properties.Properties)
+        self.assertIn('name', getattr(props, 'data', {}), changed(
+            'heat.engine.properties.Properties.data', LITERAL,
+            'it no longer holds the unresolved property snippets'))
