@@ -90,6 +90,16 @@ kubernetes_opts = [
         help='Longest interval in seconds between two readiness polls of '
              'one object; polls start at one second and back off.'),
     cfg.IntOpt(
+        'image_pull_grace',
+        default=60,
+        min=0,
+        help='Seconds a workload (Pod, Job, Deployment, StatefulSet, '
+             'DaemonSet) may wait for an image that its node cannot pull '
+             '(ErrImagePull, ImagePullBackOff, InvalidImageName) before '
+             'the resource fails with the kubelet\'s reason, rather than '
+             'at its timeout. The kubelet keeps retrying meanwhile, so a '
+             'registry that is briefly unavailable does not fail a stack.'),
+    cfg.IntOpt(
         'watch_seconds',
         default=5,
         min=0,

@@ -32,6 +32,10 @@ MAX_EVENTS = 3
 
 # Waiting reasons that are normal steps of starting a container.
 _STARTING = frozenset({'ContainerCreating', 'PodInitializing'})
+# Waiting reasons of an image the kubelet cannot get: it retries, but a
+# wrong name or a missing tag never heals.
+IMAGE_UNAVAILABLE = frozenset({'ErrImagePull', 'ImagePullBackOff',
+                               'InvalidImageName', 'ErrImageNeverPull'})
 
 _clip, _reason = verdict.clip, verdict.reason
 
@@ -132,6 +136,21 @@ def pod_problems(pods, limit=MAX_POD_PROBLEMS):
     if len(texts) > limit:
         texts = texts[:limit] + ['and %d more' % (len(texts) - limit)]
     return texts
+
+
+def image_unavailable(pods):
+    """Whether a container of these (not terminating) pods waits for an
+    image the kubelet cannot pull."""
+    for pod in pods or ():
+        if (pod.get('metadata') or {}).get('deletionTimestamp'):
+            continue
+        status = fields.status_of(pod)
+        for container in ((status.get('initContainerStatuses') or []) +
+                          (status.get('containerStatuses') or [])):
+            waiting = (container.get('state') or {}).get('waiting') or {}
+            if waiting.get('reason') in IMAGE_UNAVAILABLE:
+                return True
+    return False
 
 
 def failed_first(pods):

@@ -23,6 +23,8 @@ Secret data. Why pods are not ready is worded in diagnosis, conditions
 spelled as for kubectl wait are in waitfor.
 """
 
+import dataclasses
+
 from heat_k8s import kinds
 from heat_k8s.kinds import diagnosis
 from heat_k8s.kinds import fields
@@ -318,5 +320,9 @@ def evaluate(obj, related=None):
             obj.get('kind'), _name(obj),
             ' (finalizers: %s)' % ', '.join(finalizers) if finalizers else ''),
             result.message))
+    if result.state == PROGRESSING and diagnosis.image_unavailable(
+            [obj] if obj.get('kind') == 'Pod' else
+            (related or {}).get('pods')):
+        return dataclasses.replace(result, stuck=True)
     return result
 

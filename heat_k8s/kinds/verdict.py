@@ -30,6 +30,10 @@ MAX_TEXT = 200
 class Verdict:
     state: str          # READY | PROGRESSING | FAILED
     message: str = ''   # what is not ready, or the real failure reason
+    # PROGRESSING on something the cluster keeps retrying but that rarely
+    # heals by itself (an image that cannot be pulled): the waiter gives
+    # it a grace period, not the whole timeout.
+    stuck: bool = False
 
 
 def ready(message=''):

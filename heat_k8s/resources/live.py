@@ -140,6 +140,7 @@ class Observed:
             events=self._events, describe=self.describe,
             watch_seconds=CONF.kubernetes.watch_seconds,
             poll_interval_max=CONF.kubernetes.poll_interval_max,
+            stuck_grace=CONF.kubernetes.image_pull_grace,
             watch=None if deciding else watch, name=self.name)
 
     @staticmethod

@@ -35,6 +35,9 @@ from heat_k8s.kinds import readiness
 LOG = logging.getLogger(__name__)
 
 POLL_LATENESS = 0.25  # next poll after this fraction of the time waited
+# Seconds waited before polls also read what explains the object (a
+# workload's pods), to see whether it is stuck.
+LOOK_CLOSER_AFTER = 10
 # Retried at the next poll, not per request: the deadline bounds retries.
 TRANSIENT = (0, 429, 500, 502, 503, 504)
 READY = True  # what a check answers once the wait is over
@@ -68,6 +71,7 @@ class Wait:
     props: object = None         # the properties waited for (opaque here)
     live: dict | None = None     # the last version read, to watch on from
     gone_uid: str | None = None  # an incarnation to see disappear first
+    stuck_since: float | None = None  # clock() value it was first stuck at
 
     @classmethod
     def start(cls, seconds, timeout=None, wait=True, props=None,
@@ -92,16 +96,20 @@ class Awaiter:
     whose readiness other objects decide); judge(obj, explain) -> Verdict;
     events(obj) -> Events explaining a failure; describe() -> 'Kind ns/name'
     for messages; name: who waits, for the log. watch_seconds and
-    poll_interval_max are the [kubernetes] options of the same names.
+    poll_interval_max are the [kubernetes] options of the same names;
+    stuck_grace ([kubernetes] image_pull_grace) how long a stuck verdict
+    (an image that cannot be pulled) may last before the wait fails.
     """
 
     def __init__(self, read, judge, events, describe, watch_seconds,
-                 poll_interval_max, watch=None, name='', clock=CLOCK):
+                 poll_interval_max, watch=None, name='', clock=CLOCK,
+                 stuck_grace=60):
         self.read, self.judge, self.events = read, judge, events
         self.describe, self.watch, self.name = describe, watch, name
         self.watch_seconds = watch_seconds
         self.poll_interval_max = poll_interval_max
         self.clock = clock
+        self.stuck_grace = stuck_grace
 
     def ready(self, wait):
         """READY, PollAgain, or Failed raised with what was not ready."""
@@ -117,7 +125,11 @@ class Awaiter:
                    else self.read())
             if obj is None:
                 raise self._deleted_while_waiting()
-            verdict = self.judge(obj, explain=self._expired(wait))
+            closer = self._expired(wait) or (
+                self.clock() - wait.started >= LOOK_CLOSER_AFTER)
+            verdict = self.judge(obj, explain=closer)
+            if closer:
+                self._fail_if_stuck_too_long(wait, verdict, obj)
             if verdict.state == readiness.PROGRESSING and self._watchable(
                     wait):
                 obj, verdict = self._watch_verdict(obj, wait, verdict)
@@ -199,6 +211,18 @@ class Awaiter:
             if verdict.state != readiness.PROGRESSING:
                 break
         return obj, verdict
+
+    def _fail_if_stuck_too_long(self, wait, verdict, obj):
+        if not verdict.stuck:
+            wait.stuck_since = None
+            return
+        now = self.clock()
+        if wait.stuck_since is None:
+            wait.stuck_since = now
+        if now - wait.stuck_since >= self.stuck_grace:
+            raise Failed('%s failed: no progress for %ds: %s' % (
+                self.describe(), now - wait.stuck_since,
+                self._explain(verdict, obj)))
 
     def _explain(self, verdict, obj):
         return readiness.explain(verdict, self.events(obj))

@@ -48,7 +48,16 @@ def test_an_image_that_is_not_there():
     assert verdict == readiness.Verdict(PROGRESSING, (
         'pod noimage container app: ErrImageNeverPull: Container image '
         '"localhost/heat-k8s/not-built:1" is not present with pull policy '
-        'of Never'))
+        'of Never'), stuck=True)
+
+
+def test_a_job_whose_pod_cannot_pull_its_image_is_stuck():
+    job = real('job_failed')
+    job['status'] = {'active': 1}
+    verdict = readiness.evaluate(job, {'pods': [real('pod_image_missing')]})
+    assert (verdict.state, verdict.stuck) == (PROGRESSING, True)
+    # Without its pods (read only to explain) nothing says it is stuck.
+    assert not readiness.evaluate(job).stuck
 
 
 def test_a_failing_readiness_probe_is_named():

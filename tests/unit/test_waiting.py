@@ -178,6 +178,45 @@ def test_the_next_watch_goes_on_from_the_last_version_a_watch_delivered():
     assert cluster.read_count == 0
 
 
+# --- stuck: an image the node cannot pull ------------------------------------
+
+def test_an_image_that_cannot_be_pulled_fails_after_the_grace():
+    clock = Clock()
+    cluster = Cluster(clock, reads=[real('pod_image_missing')] * 4)
+    wait = start(clock)
+    waiting = cluster.awaiter(watching=False)
+    # Too early to look closer: its pods are not read, it just waits.
+    assert isinstance(waiting.ready(wait), PollAgain)
+    clock.now += awaiter.LOOK_CLOSER_AFTER
+    assert isinstance(waiting.ready(wait), PollAgain)
+    clock.now += 59
+    assert isinstance(waiting.ready(wait), PollAgain)
+    clock.now += 1
+    with pytest.raises(awaiter.Failed) as failed:
+        waiting.ready(wait)
+    assert str(failed.value) == (
+        'Pod demo/unready failed: no progress for 60s: pod noimage container '
+        'app: ErrImageNeverPull: Container image "localhost/heat-k8s/'
+        'not-built:1" is not present with pull policy of Never')
+    assert cluster.explained == [False, True, True, True]
+
+
+def test_an_image_pulled_within_the_grace_starts_the_grace_again():
+    clock = Clock()
+    cluster = Cluster(clock, reads=[
+        real('pod_image_missing'), real('pod_probe_failing'),
+        real('pod_image_missing'), real('pod_image_missing')])
+    wait = start(clock)
+    waiting = cluster.awaiter(watching=False)
+    clock.now += awaiter.LOOK_CLOSER_AFTER
+    for _ in range(3):
+        assert isinstance(waiting.ready(wait), PollAgain)
+        clock.now += 40
+    # Stuck since the third poll only: 40 s, not 120 s.
+    assert isinstance(waiting.ready(wait), PollAgain)
+    assert wait.stuck_since == clock.now - 40
+
+
 # --- failures and deletion ---------------------------------------------------
 
 def test_a_failure_is_reported_at_once_with_its_warning_events():
