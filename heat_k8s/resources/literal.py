@@ -18,7 +18,9 @@ Heat 27's `openstack orchestration template validate` validates a stack
 with strict_validate off and calls each resource's validate_template(),
 not validate(): no property value is checked (not even a Range), and a
 get_param without a value cannot be resolved. Nested stacks (provider
-templates) are validated with strict_validate off too. So a resource
+templates) are validated with strict_validate off too, with their parent,
+on parameters made of the parent's placeholders: they are checked when
+they are created, strictly, before any of their objects exists. So a resource
 checks its properties in validate() when Heat is strict (stack create,
 update, preview) and in validate_template() when it is not, on the
 values known: literal values, parameters that have a value or a default;
@@ -108,7 +110,10 @@ class CheckedBeforeCreate(object):
 
     def validate_template(self):
         result = super().validate_template()
-        if not self.stack.strict_validate:
+        # A nested stack validated with its parent gets parameters made of
+        # the parent's placeholders (an attribute not there yet is None):
+        # its resources are checked when it is created, strictly.
+        if not self.stack.strict_validate and not self.stack.nested_depth:
             self.validate_properties(known_properties(self))
         return result
 

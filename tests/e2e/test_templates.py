@@ -391,7 +391,9 @@ def test_kubernetes_create(localcloud, kube_identity, kube):
             for j in kube.items('job')
             if j['metadata']['name'].startswith(info['stack'])}
     assert set(jobs) == {_app(info, 'keystone-db-create'),
-                         _app(info, 'keystone'),
+                         _app(info, 'keystone-db-check'),
+                         _app(info, 'keystone-db-expand'),
+                         _app(info, 'keystone-db-contract'),
                          _app(info, 'keystone-bootstrap')}
     for job in jobs.values():
         assert job['status'].get('succeeded') == 1, job['status']
@@ -400,21 +402,29 @@ def test_kubernetes_create(localcloud, kube_identity, kube):
             if obj['metadata']['name'].startswith(info['stack']):
                 assert not obj['spec']['template']['spec'].get(
                     'initContainers'), obj['metadata']['name']
-    sync = jobs[_app(info, 'keystone')]['spec']['template']['spec']
-    assert sync['containers'][0]['args'] == [
-        'env', 'KOLLA_BOOTSTRAP=true', 'kolla_start']
+    for step in ('check', 'expand', 'contract'):
+        spec = jobs[_app(info, 'keystone-db-' + step)]['spec']['template']
+        assert spec['spec']['containers'][0]['args'] == [
+            'python3', '/var/lib/kolla/config_files/keystone-schema.py',
+            step]
 
-    # Heat's order: database created, then db_sync, then the API, then
-    # keystone-manage bootstrap with the endpoints of the API's Services.
+    # Heat's order: database created, then the schema checked and
+    # expanded, then the API, then contract and keystone-manage bootstrap
+    # with the endpoints of the API's Services.
     def created(obj):
         return obj['metadata']['creationTimestamp']
 
     def done(job):
         return job['status']['completionTime']
     assert done(jobs[_app(info, 'keystone-db-create')]) <= created(
-        jobs[_app(info, 'keystone')])
-    assert done(jobs[_app(info, 'keystone')]) <= created(api)
-    assert created(public) <= created(jobs[_app(info, 'keystone-bootstrap')])
+        jobs[_app(info, 'keystone-db-check')])
+    assert done(jobs[_app(info, 'keystone-db-check')]) <= created(
+        jobs[_app(info, 'keystone-db-expand')])
+    assert done(jobs[_app(info, 'keystone-db-expand')]) <= created(api)
+    assert created(public) <= created(
+        jobs[_app(info, 'keystone-db-contract')])
+    assert done(jobs[_app(info, 'keystone-db-contract')]) <= created(
+        jobs[_app(info, 'keystone-bootstrap')])
     boot_env = {e['name']: e for e in jobs[_app(
         info, 'keystone-bootstrap')]['spec']['template']['spec'][
             'containers'][0]['env']}
@@ -677,21 +687,20 @@ def test_docker_published_configuration(docker_identity):
         assert containers['group'] == 'docker-cmd'
         assert names.index(files['name']) < names.index(containers['name'])
 
-    # Keystone: db_sync runs to completion, then the API starts, then the
-    # health check waits for it.
+    # Keystone: the API starts, then the health check waits for it; the
+    # schema steps are tasks of their own, run to completion.
     keystone = by_name[p + 'keystone-2-containers']['config']
-    assert set(keystone) == {p + 'keystone-init', p + 'keystone',
-                             p + 'keystone-ready'}
+    assert set(keystone) == {p + 'keystone', p + 'keystone-ready'}
     order = sorted(keystone, key=lambda c: keystone[c]['start_order'])
-    assert order == [p + 'keystone-init', p + 'keystone',
-                     p + 'keystone-ready']
-    bootstrap = keystone[p + 'keystone-init']
+    assert order == [p + 'keystone', p + 'keystone-ready']
     service = keystone[p + 'keystone']
     ready = keystone[p + 'keystone-ready']
-    assert bootstrap['detach'] is False
-    assert bootstrap['command'] == ['env', 'KOLLA_BOOTSTRAP=true',
-                                    'kolla_start']
-    assert bootstrap['image'] == service['image']
+    [expand] = by_name[p + 'keystone-db-expand-2-containers'][
+        'config'].values()
+    assert expand['detach'] is False
+    assert expand['command'] == [
+        'python3', '/var/lib/kolla/config_files/keystone-schema.py', 'expand']
+    assert expand['image'] == service['image']
     assert service.get('detach', True) is True
     assert service['restart'] == 'always'
     assert service['net'] == 'host'
@@ -702,14 +711,15 @@ def test_docker_published_configuration(docker_identity):
     # Files: written by the files deployment, mounted read-only;
     # keystone.conf, rendered by Heat (OS::HeatK8s::RenderedFiles), is a
     # secret file (it holds the database password).
-    base = '/var/lib/heat-k8s/%skeystone' % p
-    for container in (bootstrap, service):
+    for base, container in (
+            ('/var/lib/heat-k8s/%skeystone-db-expand' % p, expand),
+            ('/var/lib/heat-k8s/%skeystone' % p, service)):
         assert '%s/secret-files%s:%s:ro' % (
             base, KEYSTONE_CONF, KEYSTONE_CONF) in container['volumes']
         assert '%s/files%s:%s:ro' % (base, WSGI_CONF, WSGI_CONF) in (
             container['volumes'])
         assert container['env_file'] == base + '/secrets.env'
-        assert 'KOLLA_CONFIG_STRATEGY=COPY_ALWAYS' in container['environment']
+    assert 'KOLLA_CONFIG_STRATEGY=COPY_ALWAYS' in service['environment']
     data = script_data(by_name[p + 'keystone-1-files'])
     assert data['dir'] == base
     conf = data['secret_files'][KEYSTONE_CONF]
@@ -721,7 +731,8 @@ def test_docker_published_configuration(docker_identity):
         data['config_files']['/var/lib/kolla/config_files/config.json'])
     assert kolla['command'] == '/usr/sbin/apache2 -DFOREGROUND'
     assert set(data['config_files']) == {
-        WSGI_CONF, '/var/lib/kolla/config_files/config.json'}
+        WSGI_CONF, '/var/lib/kolla/config_files/config.json',
+        '/var/lib/kolla/config_files/keystone-schema.py'}
     assert set(data['secret_files']) == {
         KEYSTONE_CONF,
         '/var/lib/kolla/config_files/fernet-keys/0',
@@ -793,11 +804,15 @@ def test_docker_reconfigure_replaces_only_what_changed(localcloud,
     p = info['prefix']
     changed = {name for name in after
                if after[name]['id'] != before[name]['id']}
-    # keystone.conf is in the API's and the bootstrap task's files; new
-    # files, new containers (the files' config id is in their environment).
-    assert changed == {p + 'keystone-1-files', p + 'keystone-2-containers',
-                       p + 'keystone-bootstrap-1-files',
-                       p + 'keystone-bootstrap-2-containers'}
+    # keystone.conf is in the API's files and in the schema steps' and the
+    # bootstrap task's; new files, new containers (the files' config id is
+    # in their environment).
+    assert changed == {p + name + suffix
+                       for name in ('keystone', 'keystone-db-check',
+                                    'keystone-db-expand',
+                                    'keystone-db-contract',
+                                    'keystone-bootstrap')
+                       for suffix in ('-1-files', '-2-containers')}
     for name in changed:
         inputs = {i['name']: i['value'] for i in after[name]['inputs']}
         assert inputs['deploy_action'] == 'UPDATE'

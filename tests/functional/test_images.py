@@ -348,9 +348,9 @@ def keystone_config(tmp_path, address, db_pw):
 def test_keystone_issues_a_token(refs, containers, address, tmp_path):
     """identity.yaml's steps on one host, as its docker backend runs them.
 
-    MariaDB and memcached, the database task's own command, db_sync
-    (KOLLA_BOOTSTRAP), Apache with our wsgi-keystone.conf, then
-    keystone-manage bootstrap; a password gets a token.
+    MariaDB and memcached, the database task's own command, the schema
+    steps' commands (check, expand), Apache with our wsgi-keystone.conf,
+    contract, then keystone-manage bootstrap; a password gets a token.
     """
     resources = _identity_template()
     admin_pw = secrets.token_hex(12)
@@ -361,9 +361,10 @@ def test_keystone_issues_a_token(refs, containers, address, tmp_path):
         tmp_path, address, keystone_database(containers, refs, address))
 
     api_config = config_dir('api', '/usr/sbin/apache2 -DFOREGROUND')
-    containers.run(refs['keystone'],
-                   *resources['keystone']['properties']['bootstrap_command'],
-                   volumes=[api_config])
+    for step in ('keystone_db_check', 'keystone_db_expand'):
+        containers.run(refs['keystone'],
+                       *resources[step]['properties']['command'],
+                       volumes=[api_config])
     api = containers.start('keystone', refs['keystone'], volumes=[api_config],
                            env={'BIND_ADDRESS': address,
                                 'KOLLA_CONFIG_STRATEGY': 'COPY_ALWAYS'})
@@ -372,6 +373,8 @@ def test_keystone_issues_a_token(refs, containers, address, tmp_path):
     with urllib.request.urlopen(url, timeout=30) as resp:  # noqa: S310
         assert json.loads(resp.read())['version']['status'] == 'stable'
 
+    containers.run(refs['keystone'], *resources['keystone_db_contract'][
+        'properties']['command'], volumes=[api_config])
     containers.run(
         refs['keystone'],
         volumes=[config_dir('bootstrap', 'keystone-manage bootstrap')],
