@@ -1,0 +1,84 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""Bad input, as a new template author types it, through the real CLI.
+
+Each template is refused by `openstack orchestration template validate`
+with a message naming the property and field path, and by `stack create`
+before any stack exists.
+"""
+
+import uuid
+
+import pytest
+import yaml
+
+from tests.e2e import test_templates as tt
+
+DEPLOYMENT = {
+    'type': 'OS::Kubernetes::Deployment',
+    'properties': {'spec': {
+        'replicas': 1,
+        'selector': {'matchLabels': {'app': 'web'}},
+        'template': {'metadata': {'labels': {'app': 'web'}},
+                     'spec': {'containers': [{'name': 'web',
+                                              'image': 'nginx'}]}}}}}
+SECRET_VALUE = 'hunter2 plain'
+
+
+def _deployment(**spec):
+    resource = yaml.safe_load(yaml.safe_dump(DEPLOYMENT))
+    resource['properties']['spec'].update(spec)
+    return resource
+
+
+CASES = {
+    'replicas-out-of-int32': (
+        {'web': _deployment(replicas=4294967296)},
+        ['resources.web.properties.spec', 'spec.replicas',
+         'out of range for int32']),
+    'configmap-key-with-a-slash': (
+        {'conf': {'type': 'OS::Kubernetes::ConfigMap',
+                  'properties': {'data': {'conf/app.ini': 'x'}}}},
+        ['resources.conf.properties', 'conf/app.ini']),
+    'secret-data-not-base64': (
+        {'pw': {'type': 'OS::Kubernetes::Secret',
+                'properties': {'data': {'pw': SECRET_VALUE}}}},
+        ['resources.pw.properties', 'base64']),
+    'one-object-twice': (
+        {'web': dict(_deployment(), properties=dict(
+            _deployment()['properties'], name='web')),
+         'web2': dict(_deployment(), properties=dict(
+             _deployment()['properties'], name='web'))},
+        ['web', 'web2']),
+}
+
+
+@pytest.mark.parametrize('case', sorted(CASES))
+def test_refused_at_validate_and_at_create(localcloud, tmp_path, case):
+    resources, wanted = CASES[case]
+    path = tmp_path / 'bad.yaml'
+    path.write_text(yaml.safe_dump({
+        'heat_template_version': '2021-04-16', 'resources': resources}))
+    result = tt.validate(localcloud, '-t', str(path))
+    assert result.returncode != 0, result.stdout
+    for text in wanted:
+        assert text in result.stderr, result.stderr
+    assert 'hunter2' not in result.stdout + result.stderr
+
+    name = 'e2e-bad-' + uuid.uuid4().hex[:6]
+    created = localcloud.run('openstack', 'stack', 'create', '-t',
+                             str(path), name, check=False)
+    assert created.returncode != 0, created.stdout
+    assert 'hunter2' not in created.stdout + created.stderr
+    shown = localcloud.run('openstack', 'stack', 'show', name, check=False)
+    assert shown.returncode != 0, shown.stdout
