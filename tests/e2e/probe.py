@@ -26,6 +26,9 @@ import urllib.error
 import urllib.request
 
 TIMEOUT = 10
+# After a failure a client waits a moment, as real ones do (and the probe
+# does not spin on refused connections).
+RETRY_AFTER = 0.1
 
 
 class TokenProbe(threading.Thread):
@@ -71,6 +74,7 @@ class TokenProbe(threading.Thread):
             result = call(*args)
         except (urllib.error.URLError, OSError, KeyError) as exc:
             self.failures.append((started, what, str(exc)))
+            time.sleep(RETRY_AFTER)
             return None
         self.latencies.append(time.monotonic() - started)
         self.successes.append(started)
@@ -92,24 +96,33 @@ class TokenProbe(threading.Thread):
     def report(self):
         latencies = sorted(self.latencies)
         p99 = latencies[int(0.99 * (len(latencies) - 1))] if latencies else 0
+        outages = self.outages()
         return {'requests': len(self.latencies) + len(self.failures),
                 'failures': len(self.failures), 'p99': p99,
+                'outages': len(outages), 'down': sum(outages),
                 'median': latencies[len(latencies) // 2] if latencies else 0,
                 'longest_gap': self.longest_gap(),
                 'first_failures': self.failures[:3]}
 
-    def longest_gap(self):
-        """Seconds from the first failure of the longest run of failures
-        to the next success (0 without failures)."""
-        gap, successes = 0.0, sorted(self.successes)
-        for started, _what, _error in self.failures:
+    def outages(self):
+        """[seconds] of each run of failures: from its first failure to
+        the next success."""
+        runs, successes = [], sorted(self.successes)
+        for started, _what, _error in sorted(self.failures):
             after = [s for s in successes if s > started]
-            if after:
-                gap = max(gap, after[0] - started)
-        return gap
+            end = after[0] if after else time.monotonic()
+            if runs and runs[-1][1] == end:
+                continue  # the same run of failures
+            runs.append((started, end))
+        return [end - start for start, end in runs]
+
+    def longest_gap(self):
+        """Seconds of the longest outage (0 without failures)."""
+        return max(self.outages(), default=0.0)
 
     def describe(self):
         report = self.report()
         return ('%(requests)d requests, %(failures)d failed, median '
-                '%(median).3fs, p99 %(p99).3fs, longest gap %(longest_gap).1fs'
+                '%(median).3fs, p99 %(p99).3fs; %(outages)d outages, '
+                '%(down).1fs in all, the longest %(longest_gap).1fs'
                 % report)
