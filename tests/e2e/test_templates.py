@@ -363,6 +363,7 @@ def test_kubernetes_create(localcloud, kube_identity, kube):
     assert config['immutable'] is True
     assert set(config['data']) == {
         'var_lib_kolla_config_files_wsgi-keystone.conf',
+        'var_lib_kolla_config_files_keystone-schema.py',
         'var_lib_kolla_config_files_config.json'}
     secret = kube.get('secret', pod['volumes'][1]['secret']['secretName'])
     assert secret['immutable'] is True
@@ -672,8 +673,9 @@ def test_docker_published_configuration(docker_identity):
     deployments = docker_identity['metadata']['deployments']
     names = [d['name'] for d in deployments]
     by_name = {d['name']: d for d in deployments}
-    services = ('mariadb', 'memcached', 'keystone-db-create', 'keystone',
-                'keystone-bootstrap')
+    services = ('mariadb', 'memcached', 'keystone-db-create',
+                'keystone-db-check', 'keystone-db-expand', 'keystone',
+                'keystone-db-contract', 'keystone-bootstrap')
     assert sorted(names) == sorted(
         '%s%s-%s' % (p, s, part) for s in services
         for part in ('1-files', '2-containers'))
@@ -853,7 +855,8 @@ def test_docker_disable_memcached(localcloud, tmp_path):
         # for why a resource-specific mapping would not do).
         assert sorted(names) == sorted(
             '%s%s-%s' % (prefix, s, part)
-            for s in ('mariadb', 'keystone-db-create', 'keystone',
+            for s in ('mariadb', 'keystone-db-create', 'keystone-db-check',
+                      'keystone-db-expand', 'keystone', 'keystone-db-contract',
                       'keystone-bootstrap')
             for part in ('1-files', '2-containers'))
         data = script_data([d for d in deployments
