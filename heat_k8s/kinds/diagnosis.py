@@ -113,25 +113,22 @@ def _problems_of(pod):
                                                        _reason(scheduled))))
     probes = {c.get('name'): probe_text(c.get('readinessProbe'))
               for c in fields.spec_of(pod).get('containers') or ()}
-    for label, key in (('init container', 'initContainerStatuses'),
-                       ('container', 'containerStatuses')):
-        for container in status.get(key) or ():
-            problem = _container_problem(
-                container, label != 'container',
-                probes.get(container.get('name'))
-                if label == 'container' else None)
-            if problem:
-                found.append((problem[0], 'pod %s %s %s: %s' % (
-                    name, label, container.get('name'), problem[1])))
+    for label, container in _container_statuses(status):
+        problem = _container_problem(
+            container, label != 'container',
+            probes.get(container.get('name')) if label == 'container'
+            else None)
+        if problem:
+            found.append((problem[0], 'pod %s %s %s: %s' % (
+                name, label, container.get('name'), problem[1])))
     return found
 
 
 def pod_problems(pods, limit=MAX_POD_PROBLEMS):
     """Why these pods are not ready or failed, worst first, at most limit."""
     found = []
-    for pod in pods or ():
-        if not (pod.get('metadata') or {}).get('deletionTimestamp'):
-            found.extend(_problems_of(pod))
+    for pod in _not_terminating(pods):
+        found.extend(_problems_of(pod))
     texts = [text for _, text in sorted(found, key=lambda p: p[0])]
     if len(texts) > limit:
         texts = texts[:limit] + ['and %d more' % (len(texts) - limit)]
@@ -141,16 +138,25 @@ def pod_problems(pods, limit=MAX_POD_PROBLEMS):
 def image_unavailable(pods):
     """Whether a container of these (not terminating) pods waits for an
     image the kubelet cannot pull."""
-    for pod in pods or ():
-        if (pod.get('metadata') or {}).get('deletionTimestamp'):
-            continue
-        status = fields.status_of(pod)
-        for container in ((status.get('initContainerStatuses') or []) +
-                          (status.get('containerStatuses') or [])):
-            waiting = (container.get('state') or {}).get('waiting') or {}
-            if waiting.get('reason') in IMAGE_UNAVAILABLE:
-                return True
-    return False
+    return any(
+        ((container.get('state') or {}).get('waiting') or {}).get('reason')
+        in IMAGE_UNAVAILABLE
+        for pod in _not_terminating(pods)
+        for _, container in _container_statuses(fields.status_of(pod)))
+
+
+def _not_terminating(pods):
+    return [pod for pod in pods or ()
+            if not (pod.get('metadata') or {}).get('deletionTimestamp')]
+
+
+def _container_statuses(status):
+    """(label, container status) of a pod's init containers, then its
+    containers."""
+    for label, key in (('init container', 'initContainerStatuses'),
+                       ('container', 'containerStatuses')):
+        for container in status.get(key) or ():
+            yield label, container
 
 
 def failed_first(pods):
