@@ -34,19 +34,20 @@ from oslo_config import cfg
 
 from tests.unit.heat_harness import deployment
 from tests.unit.heat_harness import template
+from tests.unit.test_resources_recovery import FakeKube
 
 UID = '0d6c1f3e-2b4a-4e8f-9a7c-5b3d1e9f7a20'
 ENGINE = 'engine-progress'
 
 
-class RecordedCluster:
+class RecordedCluster(FakeKube):
     """Applies and reads of one Deployment whose status moves on at each
     read (None: deleted); it notes the resource's stored status reason
     at each read."""
 
     def __init__(self, statuses, row):
-        self.statuses, self.row = list(statuses), row
-        self.obj, self.seen = None, []
+        super().__init__()
+        self.statuses, self.row, self.seen = list(statuses), row, []
 
     def apply(self, manifest):
         self.obj = copy.deepcopy(manifest)
@@ -60,15 +61,6 @@ class RecordedCluster:
             return None
         self.obj['status'] = self.statuses.pop(0)
         return copy.deepcopy(self.obj)
-
-    def related(self, obj, names):
-        return {name: [] for name in names}
-
-    def events_for(self, obj):
-        return []
-
-    def watch(self, obj, seconds):
-        return iter(())  # the watch ended with no change
 
 
 def status(ready, want=2):
