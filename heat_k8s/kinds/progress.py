@@ -207,7 +207,7 @@ def _pods(pods, in_progress, now):
 
 # --- the text --------------------------------------------------------------
 
-def text(obj, result, related=None, now=None):
+def text(obj, result, related, now):
     """'Kind name: headline; pod states' of an object not ready yet.
 
     result: its readiness Verdict; related: the objects its verdict read
@@ -215,7 +215,6 @@ def text(obj, result, related=None, now=None):
     the time pods' ages are measured to.
     """
     related = related or {}
-    now = now or datetime.datetime.now(datetime.timezone.utc)
     kind = obj.get('kind')
     label = '%s %s' % (kind, _name(obj))
     if kind == 'Pod':

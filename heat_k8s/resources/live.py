@@ -18,8 +18,11 @@ A mixin of KubernetesResource: the live object and its events, its
 readiness verdict, what Heat shows of it (resource show, attributes,
 observe reality) with Secret values redacted, and the edge to
 heat_k8s.waiting: it is told how to read, watch and judge the object, and
-its answers become Heat's PollDelay and exception.Error.
+its answers become Heat's PollDelay and exception.Error, and what a wait
+waits on becomes the resource's status reason.
 """
+
+import datetime
 
 from heat.common import exception
 from heat.engine import resource
@@ -140,7 +143,7 @@ class Observed:
             result = self.verdict(seen, obj, props, explain=explain)
             if wait is not None and result.state == readiness.PROGRESSING:
                 report(wait, progress.text(obj, result,
-                                           seen.related_objects))
+                                           seen.related_objects, _now()))
             return result
 
         def watch(obj, seconds):
@@ -185,6 +188,11 @@ class Observed:
         if isinstance(answer, awaiter.PollAgain):
             raise resource.PollDelay(answer.seconds)
         return True
+
+
+def _now():
+    """The wall clock, which the cluster's timestamps are on."""
+    return datetime.datetime.now(datetime.timezone.utc)
 
 
 class _RelatedSeen:
