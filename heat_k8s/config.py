@@ -109,6 +109,16 @@ kubernetes_opts = [
              'depends on other objects, such as Services, are polled). A '
              'watch holds an engine thread, and a stack cancel waits for it '
              'to end. 0 disables watching.'),
+    cfg.IntOpt(
+        'progress_interval',
+        default=5,
+        min=0,
+        help='While a resource waits for its object, its status reason '
+             '(openstack stack resource list / show) says what it waits '
+             'on, e.g. "Deployment web: 2/3 replicas ready; pod web-7d4 '
+             'in ContainerCreating". It is stored when it changes, at most '
+             'once in this many seconds per resource, and adds no event. '
+             '0 stores every change.'),
     cfg.StrOpt(
         'schema_version',
         help='Kubernetes minor version (e.g. "1.36") whose OpenAPI schema '

@@ -226,7 +226,8 @@ def daemonset(obj, related=None):
                               *_pod_problems((related or {}).get('pods'))))
 
 
-def _endpoint_counts(service_name, slices):
+def endpoint_counts(service_name, slices):
+    """(ready, not ready) endpoints of a Service in its EndpointSlices."""
     ready = not_ready = 0
     for endpoint_slice in slices or ():
         labels = (endpoint_slice.get('metadata') or {}).get('labels') or {}
@@ -251,7 +252,7 @@ def service(obj, related=None):
     gaps = []
     selector = spec.get('selector')
     if selector and spec.get('clusterIP') != 'None':
-        ready, not_ready = _endpoint_counts(
+        ready, not_ready = endpoint_counts(
             name, (related or {}).get('endpointslices'))
         if not ready:
             gaps.append('service %s has no ready endpoints%s for selector %s'

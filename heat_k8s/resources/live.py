@@ -18,21 +18,27 @@ A mixin of KubernetesResource: the live object and its events, its
 readiness verdict, what Heat shows of it (resource show, attributes,
 observe reality) with Secret values redacted, and the edge to
 heat_k8s.waiting: it is told how to read, watch and judge the object, and
-its answers become Heat's PollDelay and exception.Error.
+its answers become Heat's PollDelay and exception.Error, and what a wait
+waits on becomes the resource's status reason.
 """
+
+import datetime
 
 from heat.common import exception
 from heat.engine import resource
+from heat.objects import resource as resource_objects
 from oslo_config import cfg
 from oslo_log import log as logging
 
 from heat_k8s import kinds
 from heat_k8s.client import kube as kube_mod
+from heat_k8s.kinds import progress
 from heat_k8s.kinds import readiness
 from heat_k8s.kinds import redaction
 from heat_k8s.resources import common
 from heat_k8s.resources import projection
 from heat_k8s.waiting import awaiter
+from heat_k8s.waiting import progress as reporting
 
 LOG = logging.getLogger(__name__)
 CONF = cfg.CONF
@@ -117,18 +123,28 @@ class Observed:
 
     def _check_ready(self, wait):
         manifest = self.manifest(wait.props, owned=False, content=False)
-        return self._answer(self._awaiter(manifest, wait.props).ready, wait)
+        return self._answer(self._awaiter(manifest, wait.props, wait).ready,
+                            wait)
 
     def _gone(self, manifest, uid, wait):
         """True once the incarnation uid of the object no longer exists."""
         return self._answer(self._awaiter(manifest, self.properties).gone,
                             wait, uid)
 
-    def _awaiter(self, manifest, props):
+    def _awaiter(self, manifest, props, wait=None):
+        """The awaiter of this object; with `wait`, each judgment of it
+        while it progresses is shown as this resource's status reason."""
         deciding = kinds.declared(manifest['kind']).decides
+        seen = _RelatedSeen(self._kube())
+        report = reporting.Reporter(self._show_progress,
+                                    CONF.kubernetes.progress_interval)
 
         def judge(obj, explain):
-            return self.verdict(self._kube(), obj, props, explain=explain)
+            result = self.verdict(seen, obj, props, explain=explain)
+            if wait is not None and result.state == readiness.PROGRESSING:
+                report(wait, progress.text(obj, result,
+                                           seen.related_objects, _now()))
+            return result
 
         def watch(obj, seconds):
             return self._kube().watch(obj, seconds)
@@ -143,6 +159,24 @@ class Observed:
             stuck_grace=CONF.kubernetes.image_pull_grace,
             watch=None if deciding else watch, name=self.name)
 
+    def _show_progress(self, text):
+        """Store text as this waiting resource's status reason.
+
+        Heat stores a reason, with an event, only at state changes. This
+        writes that one column, as resource_id_set writes its own: the
+        engine lock, the atomic key and the updated time stay Heat's, and
+        no event is added. The state change ending the wait replaces it.
+        """
+        if self.id is None or self.status != self.IN_PROGRESS:
+            return
+        self.status_reason = text
+        try:
+            resource_objects.Resource.update_by_id(
+                self.context, self.id,
+                {'status_reason': text, 'updated_at': self.updated_time})
+        except Exception as exc:  # progress is never worth failing for
+            LOG.warning('%s: progress not stored: %s', self.name, exc)
+
     @staticmethod
     def _answer(check, *args):
         """A check's answer in Heat's terms: True when the wait is over,
@@ -154,3 +188,22 @@ class Observed:
         if isinstance(answer, awaiter.PollAgain):
             raise resource.PollDelay(answer.seconds)
         return True
+
+
+def _now():
+    """The wall clock, which the cluster's timestamps are on."""
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+class _RelatedSeen:
+    """The client a verdict reads related objects through: it remembers
+    the last ones read, so that the progress text can name the pods
+    without reading them again."""
+
+    def __init__(self, kube):
+        self.kube, self.related_objects = kube, {}
+
+    def related(self, obj, names):
+        found = self.kube.related(obj, names)
+        self.related_objects.update(found)
+        return found

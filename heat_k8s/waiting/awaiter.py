@@ -72,6 +72,8 @@ class Wait:
     live: dict | None = None     # the last version read, to watch on from
     gone_uid: str | None = None  # an incarnation to see disappear first
     stuck_since: float | None = None  # clock() value it was first stuck at
+    shown: str | None = None     # the progress text last stored
+    shown_at: float | None = None  # clock() value it was stored at
 
     @classmethod
     def start(cls, seconds, timeout=None, wait=True, props=None,

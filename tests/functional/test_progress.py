@@ -1,0 +1,68 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""Progress as status reason while Heat waits for the real cluster."""
+
+from tests.functional import heat_cluster  # first: sets up Heat
+
+# isort: split
+
+import fixtures
+from heat.objects import event as event_object
+from heat.objects import resource as resource_objects
+from oslo_config import cfg
+
+from heat_k8s.client import kube
+from tests.functional import test_resources
+
+SIM = test_resources.SIM
+
+
+class ProgressTest(heat_cluster.ClusterTestCase):
+
+    def test_a_waiting_deployment_names_its_pods_then_fails_as_before(self):
+        cfg.CONF.set_override('progress_interval', 1, group='kubernetes')
+        spec = test_resources.deployment_spec('slow', replicas=1, annotations={
+            SIM + 'waiting-reason': 'ContainerCreating'})
+        stack = self.parse(test_resources.hot({'web': {
+            'type': 'OS::Kubernetes::Deployment',
+            'properties': {'timeout': 20, 'spec': spec}}}))
+        stack['web'].store()
+        seen = []
+        read = kube.Kube.get
+
+        def get(client, *args, **kwargs):
+            # What `openstack stack resource show` says at each read.
+            seen.append(resource_objects.Resource.get_obj(
+                stack.context, stack['web'].id).status_reason)
+            return read(client, *args, **kwargs)
+
+        self.useFixture(fixtures.MonkeyPatch(
+            'heat_k8s.client.kube.Kube.get', get))
+        stack.create()
+        self.assertState(stack, 'CREATE', 'FAILED')
+        name = stack['web'].data()['name']
+        shown = [text for text in seen
+                 if text.startswith('Deployment %s: ' % name)]
+        self.assertIn('Deployment %s: 0/1 replicas ready' % name, shown)
+        self.assertTrue(any(
+            '0/1 replicas ready; pod %s-' % name in text and
+            text.endswith(' in ContainerCreating') for text in shown), seen)
+        reason = stack['web'].status_reason
+        self.assertIn('not ready after 20s (timeout property)', reason)
+        self.assertIn('ContainerCreating', reason)
+        events = event_object.Event.get_all_by_stack(stack.context,
+                                                     stack.id)
+        self.assertEqual(
+            [('CREATE', 'FAILED'), ('CREATE', 'IN_PROGRESS')],
+            sorted((e.resource_action, e.resource_status) for e in events
+                   if e.resource_name == 'web'))
