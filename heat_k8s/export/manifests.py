@@ -87,6 +87,13 @@ POD_DEFAULTS = (
     ('volumes[].configMap.defaultMode', 420),
     ('volumes[].secret.defaultMode', 420),
 )
+# Fields of embedded templates the API server writes as null or fills in.
+EVERY_KIND_DEFAULTS = tuple(
+    (path + '.creationTimestamp', None) for path in (
+        'spec.template.metadata', 'spec.jobTemplate.metadata',
+        'spec.jobTemplate.spec.template.metadata',
+        'spec.volumeClaimTemplates[].metadata'))
+SERVER_PATHS = ('spec.volumeClaimTemplates[].status',)
 KIND_DEFAULTS = {
     'Deployment': (
         ('spec.progressDeadlineSeconds', 600),
@@ -189,12 +196,13 @@ def _plain_service(spec):
             port.pop('targetPort', None)
 
 
-def _plain_job(spec):
-    # Unless chosen by hand, the API generates the selector from the
-    # Job's uid and refuses one given on create.
+def _plain_job(meta, spec):
+    # Unless chosen by hand, the API generates the selector and labels
+    # from the Job's uid and refuses a selector given on create.
     if spec.get('manualSelector'):
         return
     spec.pop('selector', None)
+    _prune_marks(meta, 'labels', JOB_GENERATED_LABELS)
     template_meta = (spec.get('template') or {}).get('metadata') or {}
     _prune_marks(template_meta, 'labels', JOB_GENERATED_LABELS)
 
@@ -232,10 +240,14 @@ def plain(obj):
     elif kind == 'PersistentVolumeClaim':
         spec.pop('volumeName', None)  # bound to a volume of this cluster
     elif kind == 'CronJob':
-        _plain_job(_get(obj, 'spec.jobTemplate.spec') or {})
+        _plain_job(_get(obj, 'spec.jobTemplate.metadata') or {},
+                   _get(obj, 'spec.jobTemplate.spec') or {})
     elif kind == 'Job':
-        _plain_job(spec)
-    drop_defaults(obj, KIND_DEFAULTS.get(kind, ()))
+        _plain_job(obj['metadata'], spec)
+    for path in SERVER_PATHS:
+        for place, key in _parents(obj, path):
+            del place[key]
+    drop_defaults(obj, EVERY_KIND_DEFAULTS + KIND_DEFAULTS.get(kind, ()))
     pod = _get(obj, POD_SPEC[kind]) if kind in POD_SPEC else None
     if isinstance(pod, dict):
         _plain_pod_spec(pod)

@@ -85,10 +85,9 @@ def dependency_order(resources):
             if child:
                 visit(child)
 
+    # A nested stack whose parent is not listed counts as a root.
     for root in sorted(set(by_stack) - nested, key=str):
         visit(root)
-    for rest in sorted(set(by_stack) - seen, key=str):
-        visit(rest)  # a nested stack whose parent the depth left out
     return ordered
 
 
