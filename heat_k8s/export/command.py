@@ -36,6 +36,10 @@ def add_arguments(parser):
         '--kubernetes-url', metavar='<url>',
         help='Kubernetes API to read from. Default: the endpoint of the '
              "'kubernetes' service in the Keystone catalog.")
+    parser.add_argument(
+        '--kubernetes-cacert', metavar='<ca-file>',
+        help="CA bundle of the Kubernetes API. Default: the cloud's "
+             '(--os-cacert).')
     return parser
 
 
@@ -54,7 +58,8 @@ def export(session, args, interface='public', region_name=None):
     """
     source = reader.StackReader(session, interface=interface,
                                 region_name=region_name,
-                                kubernetes_url=args.kubernetes_url)
+                                kubernetes_url=args.kubernetes_url,
+                                kubernetes_cacert=args.kubernetes_cacert)
     entries = []
     for resource, live in source.objects(args.stack):
         obj = manifests.plain(live)

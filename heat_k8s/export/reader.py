@@ -38,17 +38,18 @@ class ExportError(Exception):
     """Why the export cannot be made, in one line for the user."""
 
 
-def kube_configuration(session, url):
+def kube_configuration(session, url, ca_file=None):
     """A Kubernetes client configuration using the session's token and CA.
 
-    The token is fetched before every request, so a long export outlives
-    a token that expires (keystoneauth reauthenticates).
+    ca_file: the API's CA bundle when it is not the cloud's. The token is
+    fetched before every request, so a long export outlives a token that
+    expires (keystoneauth reauthenticates).
     """
     conf = k8s_client.Configuration()
     conf.host = url.rstrip('/')
-    conf.verify_ssl = bool(session.verify)
-    if isinstance(session.verify, str):
-        conf.ssl_ca_cert = session.verify
+    conf.verify_ssl = bool(ca_file or session.verify)
+    if ca_file or isinstance(session.verify, str):
+        conf.ssl_ca_cert = ca_file or session.verify
     if isinstance(session.cert, str):
         conf.cert_file = session.cert
     elif session.cert:
@@ -66,11 +67,12 @@ class StackReader:
     """Heat's view of a stack and the live objects of its resources."""
 
     def __init__(self, session, interface='public', region_name=None,
-                 kubernetes_url=None,
+                 kubernetes_url=None, kubernetes_cacert=None,
                  service_type=CATALOG_SERVICE_TYPE):
         self.session = session
         self.filter = {'interface': interface, 'region_name': region_name}
         self.kubernetes_url = kubernetes_url
+        self.kubernetes_cacert = kubernetes_cacert
         self.service_type = service_type
         self._kube = None
 
@@ -124,13 +126,14 @@ class StackReader:
                     url = self.session.get_endpoint(
                         service_type=self.service_type, **self.filter)
                 except ks_exceptions.ClientException as exc:
-                    raise ExportError('no Kubernetes endpoint: %s' %
-                                      exc) from None
+                    raise ExportError('no Kubernetes endpoint: %s; give '
+                                      '--kubernetes-url' % exc) from None
                 if not url:
                     raise ExportError(
                         'no %r endpoint in the Keystone catalog; give '
                         '--kubernetes-url' % self.service_type)
-            api = k8s_client.ApiClient(kube_configuration(self.session, url))
+            api = k8s_client.ApiClient(kube_configuration(
+                self.session, url, self.kubernetes_cacert))
             self._kube = kube.Kube(api)
         return self._kube
 

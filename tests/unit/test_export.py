@@ -349,3 +349,12 @@ class CommandLineTest(unittest.TestCase):
         self.assertEqual({'authorization': 'Bearer'}, conf.api_key_prefix)
         self.assertEqual('Bearer the-token',
                          conf.get_api_key_with_prefix('authorization'))
+
+    def test_kubernetes_ca_given_wins(self):
+        from keystoneauth1 import session
+
+        conf = reader.kube_configuration(session.Session(verify=False),
+                                         'https://k8s.example:6443',
+                                         ca_file='/etc/ssl/k8s-ca.pem')
+        self.assertTrue(conf.verify_ssl)
+        self.assertEqual('/etc/ssl/k8s-ca.pem', conf.ssl_ca_cert)
