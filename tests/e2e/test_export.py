@@ -13,17 +13,18 @@
 """A way out: a stack's objects exported as plain manifests, applied to a
 fresh namespace with kubectl, come back as the same objects.
 
-The export runs as the demo user, as `heat-k8s-export` (this tree's
-heat_k8s, run with this Python) and as `openstack stack kubernetes export`
-(the openstack client with the command of this tree: the `openstack` on
-the cloud's PATH knows only the entry points of the installed package).
+The export runs as the demo user, with this tree's heat_k8s: as
+`heat-k8s-export` (run by this Python) and as `openstack stack kubernetes
+export` (the cloud's `openstack`, shown this tree's entry point in a
+dist-info of its own, written from setup.cfg: the installed heat-k8s's
+metadata is the main checkout's).
 """
 
 import base64
+import configparser
 import json
 import os
 import sys
-import textwrap
 import uuid
 
 import pytest
@@ -38,32 +39,46 @@ from tests.functional import cloud
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 SECRET_VALUE = 'e2e-export-secret-value'  # templates/export.yaml
-# The openstack client with this tree's command, its arguments from argv.
-OPENSTACK = textwrap.dedent('''
-    import sys
-    from openstackclient import shell
-    from heat_k8s.export import osc
-    app = shell.OpenStackShell()
-    app.command_manager.add_command('stack kubernetes export',
-                                    osc.ExportStack)
-    sys.exit(app.run(['stack', 'kubernetes', 'export'] + sys.argv[1:]))
-''')
+COMMAND_GROUP = 'openstack.orchestration.v1'
 
 
-def export(localcloud, *args, os_cloud='demo', openstack=False):
-    """The export as os_cloud, run with this tree's heat_k8s."""
-    argv = ([sys.executable, '-c', OPENSTACK] if openstack else
-            [sys.executable, '-m', 'heat_k8s.cmd.export'])
-    path = [REPO] + [p for p in [localcloud.env.get('PYTHONPATH')] if p]
-    return cloud.run(argv + list(args), check=False, timeout=CLI_TIMEOUT,
-                     env=dict(localcloud.env, OS_CLOUD=os_cloud,
-                              PYTHONPATH=os.pathsep.join(path)))
+@pytest.fixture(scope='module')
+def entry_points(tmp_path_factory):
+    """A directory with a dist-info declaring setup.cfg's command group."""
+    setup = configparser.ConfigParser()
+    setup.read(os.path.join(REPO, 'setup.cfg'))
+    root = tmp_path_factory.mktemp('entry-points')
+    info = root / 'heat_k8s_export_e2e-0.dist-info'
+    info.mkdir()
+    (info / 'METADATA').write_text(
+        'Metadata-Version: 2.1\nName: heat-k8s-export-e2e\nVersion: 0\n')
+    (info / 'entry_points.txt').write_text('[%s]%s\n' % (
+        COMMAND_GROUP, setup['entry_points'][COMMAND_GROUP]))
+    return str(root)
 
 
-def exported(localcloud, *args, **kwargs):
-    result = export(localcloud, *args, **kwargs)
-    assert result.returncode == 0, result.stderr
-    return result.stdout, list(yaml.safe_load_all(result.stdout))
+@pytest.fixture
+def export(localcloud, entry_points):
+    """Run the export as os_cloud; `openstack` picks the command."""
+    def run(*args, os_cloud='demo', openstack=False):
+        argv = (['openstack', 'stack', 'kubernetes', 'export'] if openstack
+                else [sys.executable, '-m', 'heat_k8s.cmd.export'])
+        path = [REPO, entry_points] + [
+            p for p in [localcloud.env.get('PYTHONPATH')] if p]
+        return cloud.run(argv + list(args), check=False,
+                         timeout=CLI_TIMEOUT,
+                         env=dict(localcloud.env, OS_CLOUD=os_cloud,
+                                  PYTHONPATH=os.pathsep.join(path)))
+    return run
+
+
+@pytest.fixture
+def exported(export):
+    def run(*args, **kwargs):
+        result = export(*args, **kwargs)
+        assert result.returncode == 0, result.stderr
+        return result.stdout, list(yaml.safe_load_all(result.stdout))
+    return run
 
 
 @pytest.fixture(scope='module')
@@ -103,9 +118,9 @@ def content(obj):
     return obj
 
 
-def test_export_applies_to_a_fresh_namespace(localcloud, stack,
+def test_export_applies_to_a_fresh_namespace(localcloud, stack, exported,
                                              fresh_namespace):
-    text, docs = exported(localcloud, '--namespace', fresh_namespace,
+    text, docs = exported('--namespace', fresh_namespace,
                           '--include-secret-values', stack)
     assert [d['kind'] for d in docs] == [
         'Secret', 'Service', 'ConfigMap', 'ConfigMap', 'Deployment']
@@ -126,10 +141,14 @@ def test_export_applies_to_a_fresh_namespace(localcloud, stack,
     secret = [d for d in docs if d['kind'] == 'Secret'][0]
     assert base64.b64decode(secret['data']['password']).decode() == (
         SECRET_VALUE)
+    # The copy works: its pods mount the copied ConfigMap and Secret.
+    web = [d for d in docs if d['kind'] == 'Deployment'][0]
+    tt.admin_kubectl(localcloud, 'rollout', 'status', '-n', fresh_namespace,
+                     'deployment/' + web['metadata']['name'], '--timeout=60s')
 
 
-def test_dependency_order_nested_stacks_included(localcloud, stack):
-    text, docs = exported(localcloud, stack)
+def test_dependency_order_nested_stacks_included(stack, exported):
+    text, docs = exported(stack)
     order = comments(text)
     assert sorted(order) == ['credentials', 'extras.tuning', 'frontend',
                              'settings', 'web']
@@ -146,20 +165,20 @@ def test_dependency_order_nested_stacks_included(localcloud, stack):
     assert 'clusterIP' not in service['spec']
 
 
-def test_secret_values_only_when_asked(localcloud, stack):
-    text, docs = exported(localcloud, stack)
+def test_secret_values_only_when_asked(stack, exported):
+    text, docs = exported(stack)
     encoded = base64.b64encode(SECRET_VALUE.encode()).decode()
     assert SECRET_VALUE not in text and encoded not in text
     secret = [d for d in docs if d['kind'] == 'Secret'][0]
     assert secret['data'] == {'password': ''}
     assert manifests.VALUES_OMITTED in secret['metadata']['annotations']
     assert 'Secret values omitted' in text
-    asked, _ = exported(localcloud, '--include-secret-values', stack)
+    asked, _ = exported('--include-secret-values', stack)
     assert encoded in asked
 
 
-def test_openstack_client_command(localcloud, stack):
-    text, docs = exported(localcloud, '--namespace', 'elsewhere', stack,
+def test_openstack_client_command(stack, exported):
+    text, docs = exported('--namespace', 'elsewhere', stack,
                           openstack=True)
     assert len(docs) == 5
     assert {d['metadata']['namespace'] for d in docs} == {'elsewhere'}
@@ -169,20 +188,20 @@ def test_openstack_client_command(localcloud, stack):
 def _one_line_refusal(result, wanted):
     assert result.returncode != 0, result.stdout
     assert result.stdout == ''
-    lines = [line for line in result.stderr.splitlines()
-             if 'Could not load' not in line]  # other plugins' noise
+    lines = result.stderr.splitlines()
     assert len(lines) == 1 and wanted in lines[0], result.stderr
 
 
 @pytest.mark.parametrize('openstack', [False, True], ids=['script', 'osc'])
-def test_a_stack_the_caller_cannot_see(localcloud, stack, openstack):
-    _one_line_refusal(export(localcloud, stack, os_cloud='other',
+def test_a_stack_the_caller_cannot_see(stack, export, openstack):
+    _one_line_refusal(export(stack, os_cloud='other',
                              openstack=openstack), 'not found')
-    _one_line_refusal(export(localcloud, 'e2e-no-such-' + uuid.uuid4().hex,
+    _one_line_refusal(export('e2e-no-such-' + uuid.uuid4().hex,
                              openstack=openstack), 'not found')
 
 
-def test_a_stack_without_kubernetes_resources(localcloud, tmp_path):
+def test_a_stack_without_kubernetes_resources(localcloud, export,
+                                               tmp_path):
     path = tmp_path / 'none.yaml'
     path.write_text(yaml.safe_dump({
         'heat_template_version': '2021-04-16',
@@ -190,7 +209,7 @@ def test_a_stack_without_kubernetes_resources(localcloud, tmp_path):
     name = stacks.unique('e2e-export-none')
     try:
         stacks.openstack_wait(localcloud, 'create', '-t', str(path), name)
-        _one_line_refusal(export(localcloud, name),
+        _one_line_refusal(export(name),
                           'has no Kubernetes resources')
     finally:
         localcloud.run('openstack', 'stack', 'delete', '-y', '--wait', name,
