@@ -21,25 +21,30 @@ from heat_k8s.export import reader
 ExportError = reader.ExportError
 
 
+# option: (metavar, help); no metavar: a flag
+OPTIONS = {
+    '--namespace': ('<namespace>', 'Put every namespaced object in this '
+                    "namespace (and rename the stack's Namespace object to "
+                    'it).'),
+    '--include-secret-values': (None, 'Export the values of Secrets. '
+                                'Without it, Secrets keep their keys with '
+                                'empty values and an annotation saying so.'),
+    '--kubernetes-url': ('<url>', 'Kubernetes API to read from. Default: '
+                         "the endpoint of the 'kubernetes' service in the "
+                         'Keystone catalog.'),
+    '--kubernetes-cacert': ('<ca-file>', 'CA bundle of the Kubernetes API. '
+                            "Default: the cloud's (--os-cacert)."),
+}
+
+
 def add_arguments(parser):
     parser.add_argument('stack', metavar='<stack>',
                         help='Name or ID of the stack to export.')
-    parser.add_argument(
-        '--namespace', metavar='<namespace>',
-        help='Put every namespaced object in this namespace (and rename '
-             "the stack's Namespace object to it).")
-    parser.add_argument(
-        '--include-secret-values', action='store_true',
-        help='Export the values of Secrets. Without it, Secrets keep their '
-             'keys with empty values and an annotation saying so.')
-    parser.add_argument(
-        '--kubernetes-url', metavar='<url>',
-        help='Kubernetes API to read from. Default: the endpoint of the '
-             "'kubernetes' service in the Keystone catalog.")
-    parser.add_argument(
-        '--kubernetes-cacert', metavar='<ca-file>',
-        help="CA bundle of the Kubernetes API. Default: the cloud's "
-             '(--os-cacert).')
+    for option, (metavar, text) in OPTIONS.items():
+        if metavar:
+            parser.add_argument(option, metavar=metavar, help=text)
+        else:
+            parser.add_argument(option, action='store_true', help=text)
     return parser
 
 
