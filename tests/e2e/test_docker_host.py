@@ -192,7 +192,7 @@ def test_keystone_answers_on_the_docker_host(localcloud, identity):
     # Run-to-completion steps ran and stay until their configuration goes.
     for name in ('keystone-db-create', 'keystone-db-check',
                  'keystone-db-expand', 'keystone-db-contract',
-                 'keystone-bootstrap'):
+                 'keystone-bootstrap', 'keystone-db-retire'):
         state = podman(localcloud, stack, 'inspect', '--format',
                        '{{.State.Status}} {{.State.ExitCode}}',
                        p + name).split()
@@ -372,8 +372,9 @@ def test_delete_leaves_nothing(localcloud, identity):
     p, stack = identity['prefix'], identity['stack']
     before = leftovers(localcloud, stack, p)
     # mariadb, memcached, keystone-db-create, the schema steps, keystone,
-    # keystone-bootstrap (the health checks are execs, not containers).
-    assert len(before['containers']) == 8 and len(before['files']) == 8, (
+    # keystone-bootstrap, keystone-db-retire (the health checks are execs,
+    # not containers).
+    assert len(before['containers']) == 9 and len(before['files']) == 9, (
         before)
     delete(localcloud, stack)
     gone = localcloud.run('openstack', 'stack', 'show', stack, check=False)

@@ -395,7 +395,8 @@ def test_kubernetes_create(localcloud, kube_identity, kube):
                          _app(info, 'keystone-db-check'),
                          _app(info, 'keystone-db-expand'),
                          _app(info, 'keystone-db-contract'),
-                         _app(info, 'keystone-bootstrap')}
+                         _app(info, 'keystone-bootstrap'),
+                         _app(info, 'keystone-db-retire')}
     for job in jobs.values():
         assert job['status'].get('succeeded') == 1, job['status']
     for kind in ('deployment', 'job'):
@@ -675,7 +676,8 @@ def test_docker_published_configuration(docker_identity):
     by_name = {d['name']: d for d in deployments}
     services = ('mariadb', 'memcached', 'keystone-db-create',
                 'keystone-db-check', 'keystone-db-expand', 'keystone',
-                'keystone-db-contract', 'keystone-bootstrap')
+                'keystone-db-contract', 'keystone-bootstrap',
+                'keystone-db-retire')
     assert sorted(names) == sorted(
         '%s%s-%s' % (p, s, part) for s in services
         for part in ('1-files', '2-containers'))
@@ -857,7 +859,7 @@ def test_docker_disable_memcached(localcloud, tmp_path):
             '%s%s-%s' % (prefix, s, part)
             for s in ('mariadb', 'keystone-db-create', 'keystone-db-check',
                       'keystone-db-expand', 'keystone', 'keystone-db-contract',
-                      'keystone-bootstrap')
+                      'keystone-bootstrap', 'keystone-db-retire')
             for part in ('1-files', '2-containers'))
         data = script_data([d for d in deployments
                             if d['name'] == prefix + 'keystone-1-files'][0])

@@ -20,12 +20,18 @@ migration's own words and leaves 28.1.0 answering; going back to 28.1.0
 recovers; 28.1.0 -> 29.1.0 (real expand migrations) and 29.1.0 ->
 30.0.0 (none) each complete with no failed request; a version whose
 image does not exist fails at the check step, before any database step.
-The steps' durations, from Heat's events, and the probe's figures are
-printed.
+Then the credentials rotate by parameter, with the probe running: two
+Fernet key rotations restart the API's pods and nothing else, and a token
+stays valid through one rotation; a database password rotation restarts
+the API and re-runs exactly the tasks that read the password, and drops
+the previous database user. The steps' durations, from Heat's events, and
+the probe's figures are printed.
 """
 
+import collections
 import datetime
 import time
+import urllib.error
 import uuid
 
 import pytest
@@ -64,13 +70,16 @@ def identity(localcloud):
                        info['stack'], check=False)
 
 
-def _update(localcloud, info, version):
-    """`stack update --existing` of the version alone; its `stack show`."""
+def _update(localcloud, info, version=None, **parameters):
+    """`stack update --existing` of these parameters alone (the version
+    by default); its `stack show` and the steps' seconds."""
+    if version:
+        parameters['keystone_version'] = version
     started = datetime.datetime.now(datetime.timezone.utc)
     began = time.monotonic()
-    localcloud.run('openstack', 'stack', 'update', '--existing',
-                   '--parameter', 'keystone_version=' + version,
-                   info['stack'])
+    localcloud.run('openstack', 'stack', 'update', '--existing', *(
+        arg for name, value in sorted(parameters.items())
+        for arg in ('--parameter', '%s=%s' % (name, value))), info['stack'])
     shown = tt.wait_stack(localcloud, info['stack'], 'UPDATE',
                           timeout=UPDATE_TIMEOUT)
     seconds = _step_seconds(localcloud, info['stack'], started)
@@ -111,10 +120,10 @@ def _sql(localcloud, kube, info, statement):
     """Run SQL in the keystone database, as MariaDB's root."""
     [pod] = kube.items('pod', 'app.kubernetes.io/name=%smariadb,'
                        'app.kubernetes.io/component=service' % info['prefix'])
-    tt.admin_kubectl(
+    return tt.admin_kubectl(
         localcloud, '-n', kube.namespace, 'exec', pod['metadata']['name'],
         '--', 'sh', '-c',
-        'mariadb -uroot -p"$MARIADB_ROOT_PASSWORD" keystone -e "%s"'
+        'mariadb -uroot -p"$MARIADB_ROOT_PASSWORD" -N keystone -e "%s"'
         % statement)
 
 
@@ -224,3 +233,92 @@ def test_a_missing_image_fails_before_any_database_step(localcloud,
     shown, _ = _update(localcloud, identity, '30.0.0')
     assert shown['stack_status'] == 'UPDATE_COMPLETE', tt.failures(
         localcloud, identity['stack'])
+
+
+def _workloads(kube, info):
+    """{name: uids and restart counts} of the stack's running service pods
+    and of its Jobs: what a change restarted or ran again."""
+    found = collections.defaultdict(list)
+    for kind in ('pod', 'job'):
+        for obj in kube.items(kind):
+            meta = obj['metadata']
+            app = meta.get('labels', {}).get('app.kubernetes.io/name', '')
+            if not app.startswith(info['prefix']) or (
+                    meta.get('deletionTimestamp')):
+                continue
+            if kind == 'pod':
+                if meta['labels'].get(
+                        'app.kubernetes.io/component') != 'service':
+                    continue
+                restarts = sum(c.get('restartCount', 0) for c in obj[
+                    'status'].get('containerStatuses', []))
+                found[app[len(info['prefix']):]].append(
+                    (meta['uid'], restarts))
+            else:
+                found['job ' + app[len(info['prefix']):]].append(meta['uid'])
+    return {name: sorted(v) for name, v in found.items()}
+
+
+def _rotate(localcloud, info, kube, **parameters):
+    """Update `parameters` with the probe running: (stack show, probe
+    report, what restarted or ran again, the probe's first token)."""
+    before = _workloads(kube, info)
+    token_probe = probe.TokenProbe(info['auth_url'], ADMIN_PASSWORD)
+    token_probe.start()
+    shown, seconds = _update(localcloud, info, **parameters)
+    report = token_probe.stop()
+    after = _workloads(kube, info)
+    print('\nrotation %s: %s; seconds: %s; probe: %s' % (
+        parameters, shown['stack_status'], seconds, token_probe.describe()))
+    assert shown['stack_status'] == 'UPDATE_COMPLETE', tt.failures(
+        localcloud, info['stack'])
+    assert set(after) == set(before), (before, after)
+    return report, sorted(n for n in after if after[n] != before[n]), (
+        token_probe.first_token)
+
+
+def _valid(info, token):
+    """Whether Keystone says `token` is valid (asked with a new token)."""
+    checker = probe.TokenProbe(info['auth_url'], ADMIN_PASSWORD)
+    try:
+        checker._request('GET', '/auth/tokens', headers={
+            'X-Auth-Token': checker.first_token, 'X-Subject-Token': token})
+    except urllib.error.HTTPError as exc:
+        assert exc.code == 404, exc
+        return False
+    return True
+
+
+def test_fernet_rotation_restarts_only_the_api_and_keeps_tokens(
+        localcloud, identity, kube):
+    report, restarted, before_first = _rotate(localcloud, identity, kube,
+                                              fernet_rotation=1)
+    # The probe validated a token issued before the rotation throughout.
+    assert report['failures'] == 0, report
+    assert restarted == ['keystone'], restarted
+    assert _valid(identity, before_first)
+
+    report, restarted, before_second = _rotate(localcloud, identity, kube,
+                                               fernet_rotation=2)
+    assert report['failures'] == 0, report
+    assert restarted == ['keystone'], restarted
+    # Three keys: a token outlives one rotation, not two.
+    assert _valid(identity, before_second)
+    assert not _valid(identity, before_first)
+
+
+def test_database_password_rotation_restarts_exactly_its_readers(
+        localcloud, identity, kube):
+    assert _sql(localcloud, kube, identity, "SELECT user FROM mysql.user "
+                "WHERE user LIKE 'keystone%'").split() == ['keystone']
+    report, restarted, _ = _rotate(localcloud, identity, kube,
+                                   database_password_rotation=1)
+    assert report['failures'] == 0, report
+    # The API and every task that reads the password (keystone.conf or
+    # the database user's); not MariaDB, not memcached.
+    assert restarted == ['job keystone-bootstrap', 'job keystone-db-check',
+                         'job keystone-db-contract', 'job keystone-db-create',
+                         'job keystone-db-expand', 'job keystone-db-retire',
+                         'keystone'], restarted
+    assert _sql(localcloud, kube, identity, "SELECT user FROM mysql.user "
+                "WHERE user LIKE 'keystone%'").split() == ['keystone_1']

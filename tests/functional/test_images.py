@@ -301,28 +301,95 @@ def _render_keystone_conf(values):
         return jinja2.Template(f.read()).render(**values)
 
 
+def _database_task(containers, refs, address, root_pw, task, **env):
+    """Run one of identity.yaml's database tasks (its own command)."""
+    return containers.run(
+        refs['mariadb'],
+        *_identity_template()[task]['properties']['command'],
+        env=dict(env, DB_HOST=address, DB_PORT='3306', MYSQL_PWD=root_pw))
+
+
+def _database_server(containers, refs, address):
+    """identity.yaml's MariaDB, healthy; its root password."""
+    root_pw = secrets.token_hex(12)
+    db = containers.start('mariadb', refs['mariadb'], env={
+        'MARIADB_ROOT_PASSWORD': root_pw, 'BIND_ADDRESS': address})
+    containers.wait(db, 'healthy server', lambda: containers.exec(
+        db, *_identity_template()['database']['properties']['health_check'][
+            'command'])[0] == 0)
+    return root_pw
+
+
 def keystone_database(containers, refs, address):
     """MariaDB with identity.yaml's keystone database and user.
 
     Returns the user's password: hex, as 29.x's db_sync crashes on a
     URL-encoded one.
     """
-    resources = _identity_template()
-    root_pw, db_pw = (secrets.token_hex(12) for _ in range(2))
-    db = containers.start('mariadb', refs['mariadb'], env={
-        'MARIADB_ROOT_PASSWORD': root_pw, 'BIND_ADDRESS': address})
-    containers.wait(db, 'healthy server', lambda: containers.exec(
-        db, *resources['database']['properties']['health_check']['command']
-    )[0] == 0)
-    containers.run(refs['mariadb'],
-                   *resources['database_create']['properties']['command'],
-                   env={'DB_HOST': address, 'DB_PORT': '3306',
-                        'MYSQL_PWD': root_pw, 'KEYSTONE_DB_PASSWORD': db_pw})
+    root_pw = _database_server(containers, refs, address)
+    db_pw = secrets.token_hex(12)
+    _database_task(containers, refs, address, root_pw, 'database_create',
+                   KEYSTONE_DB_USER='keystone', KEYSTONE_DB_PASSWORD=db_pw)
     return db_pw
 
 
+def test_a_password_rotation_keeps_the_old_user_until_retired(
+        refs, containers, address):
+    """identity.yaml's database_password_rotation, its SQL: the new user
+    is added beside the old one (both log in while the API rolls), then
+    keystone_db_retire drops every earlier keystone user, and no other."""
+    root_pw = _database_server(containers, refs, address)
+    passwords = {user: secrets.token_hex(12)
+                 for user in ('keystone', 'keystone_1', 'keystone_2')}
+
+    def login(user):
+        return containers.run(
+            refs['mariadb'], 'mariadb', '-h', address, '-u', user, '-N',
+            '-e', 'SELECT CURRENT_USER()', 'keystone',
+            env={'MYSQL_PWD': passwords[user]}, check=False)
+
+    for user in ('keystone', 'keystone_1'):
+        _database_task(containers, refs, address, root_pw, 'database_create',
+                       KEYSTONE_DB_USER=user,
+                       KEYSTONE_DB_PASSWORD=passwords[user])
+    assert [login(u)[0] for u in ('keystone', 'keystone_1')] == [0, 0]
+    # An unrelated user whose name starts alike is not ours to drop.
+    _database_task(containers, refs, address, root_pw, 'database_create',
+                   KEYSTONE_DB_USER='keystone_2x',
+                   KEYSTONE_DB_PASSWORD=passwords['keystone_2'])
+
+    code, out = _database_task(containers, refs, address, root_pw,
+                               'keystone_db_retire',
+                               KEYSTONE_DB_USER='keystone_1')
+    assert "retired: DROP USER 'keystone'@'%';" in out, out
+    code, out = login('keystone')
+    assert code != 0 and 'Access denied' in out, out
+    assert login('keystone_1') == (0, 'keystone_1@%\n')
+    code, out = containers.run(
+        refs['mariadb'], 'mariadb', '-h', address, '-u', 'root', '-N', '-e',
+        "SELECT user FROM mysql.user WHERE user LIKE 'keystone%' "
+        'ORDER BY user', env={'MYSQL_PWD': root_pw})
+    assert out.split() == ['keystone_1', 'keystone_2x']
+    # Nothing left to retire: it says so and succeeds.
+    code, out = _database_task(containers, refs, address, root_pw,
+                               'keystone_db_retire',
+                               KEYSTONE_DB_USER='keystone_1')
+    assert out.strip() == 'retired: none', out
+
+
+def _kolla_json(resource):
+    """The config.json identity.yaml gives `resource`: kolla_config's
+    value merged with the resource's own part (command, permissions)."""
+    resources = _identity_template()
+    own = resources[resource]['properties']['config_files']['map_merge'][1][
+        KOLLA_DIR + '/config.json']['str_replace']['params']['JSON'][
+            'map_merge'][1]
+    return dict(resources['kolla_config']['properties']['value'], **own)
+
+
 def keystone_config(tmp_path, address, db_pw):
-    """identity.yaml's Keystone files: config_dir(name, command) -> volume."""
+    """identity.yaml's Keystone files: config_dir(resource) -> volume,
+    the Fernet keys only for a resource the template gives them."""
     conf = _render_keystone_conf({
         'debug': False, 'token': {'provider': 'fernet', 'expiration': 3600},
         'fernet_keys': 2, 'memcached_servers': [address + ':11211'],
@@ -335,13 +402,17 @@ def keystone_config(tmp_path, address, db_pw):
                            'keystone-schema.py')) as f:
         schema_steps = f.read()
     files = {'keystone.conf': conf, 'wsgi-keystone.conf': wsgi,
-             'keystone-schema.py': schema_steps,
-             'fernet-keys/0': _fernet_key(), 'fernet-keys/1': _fernet_key()}
-    kolla = _identity_template()['kolla_config']['properties']['value']
+             'keystone-schema.py': schema_steps}
+    keys = {'fernet-keys/0': _fernet_key(), 'fernet-keys/1': _fernet_key()}
 
-    def config_dir(name, command):
-        return _kolla_dir(str(tmp_path / name),
-                          dict(kolla, command=command), files)
+    def config_dir(resource, name=None, command=None):
+        given = _identity_template()[resource]['properties']
+        config = _kolla_json(resource)
+        if command:
+            config['command'] = command
+        return _kolla_dir(str(tmp_path / (name or resource)), config,
+                          dict(files, **keys) if 'secret_files' in given
+                          else files)
     return config_dir
 
 
@@ -360,7 +431,7 @@ def test_keystone_issues_a_token(refs, containers, address, tmp_path):
     config_dir = keystone_config(
         tmp_path, address, keystone_database(containers, refs, address))
 
-    api_config = config_dir('api', '/usr/sbin/apache2 -DFOREGROUND')
+    api_config = config_dir('keystone')
     for step in ('keystone_db_check', 'keystone_db_expand'):
         containers.run(refs['keystone'],
                        *resources[step]['properties']['command'],
@@ -377,7 +448,7 @@ def test_keystone_issues_a_token(refs, containers, address, tmp_path):
         'properties']['command'], volumes=[api_config])
     containers.run(
         refs['keystone'],
-        volumes=[config_dir('bootstrap', 'keystone-manage bootstrap')],
+        volumes=[config_dir('keystone_bootstrap')],
         env={'OS_BOOTSTRAP_USERNAME': 'admin',
              'OS_BOOTSTRAP_PROJECT_NAME': 'admin',
              'OS_BOOTSTRAP_ROLE_NAME': 'admin',

@@ -47,8 +47,8 @@ def _db_sync(containers, image, config_dir, *flags):
     command = ' '.join(('keystone-manage', 'db_sync') + flags)
     started = time.monotonic()
     code, out = containers.run(
-        image, volumes=[config_dir('sync%d' % len(containers.names),
-                                   command)],
+        image, volumes=[config_dir(
+            'keystone', 'sync%d' % len(containers.names), command)],
         check=False)
     seconds = time.monotonic() - started
     print('%s %s: %d in %.1fs' % (image, command[len('keystone-manage '):],
@@ -98,7 +98,8 @@ def _schema_step(containers, image, config_dir, step):
     """templates/identity/keystone-schema.py's step: (exit, last line)."""
     code, out = containers.run(
         image, 'python3', test_images.KOLLA_DIR + '/keystone-schema.py',
-        step, volumes=[config_dir('step%d' % len(containers.names), 'true')],
+        step,
+        volumes=[config_dir('keystone', 'step%d' % len(containers.names))],
         check=False)
     last = out.strip().splitlines()[-1]
     print('%s %s: %d: %s' % (image, step, code, last))
