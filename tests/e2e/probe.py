@@ -68,6 +68,17 @@ class TokenProbe(threading.Thread):
         self._request('GET', '/auth/tokens', headers={
             'X-Auth-Token': token, 'X-Subject-Token': token})
 
+    def accepts(self, token):
+        """Whether Keystone says `token` is valid (asked with a new one)."""
+        try:
+            self._request('GET', '/auth/tokens', headers={
+                'X-Auth-Token': self._issue(), 'X-Subject-Token': token})
+        except urllib.error.HTTPError as exc:
+            if exc.code == 404:
+                return False
+            raise
+        return True
+
     def _timed(self, what, call, *args):
         started = time.monotonic()
         try:
