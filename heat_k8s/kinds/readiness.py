@@ -61,7 +61,7 @@ def _generation_pending(obj):
 
 
 def _replica_gaps(want, ready, available=None, updated=None, total=None,
-                  noun='replicas'):
+                  noun='replicas', terminating=None):
     """A phrase for every count that has not reached want."""
     gaps = []
     if updated is not None and updated < want:
@@ -72,6 +72,8 @@ def _replica_gaps(want, ready, available=None, updated=None, total=None,
         gaps.append('%d/%d %s available' % (available, want, noun))
     if total is not None and total > want:
         gaps.append('old %s remaining: %d' % (noun, total - want))
+    if terminating:
+        gaps.append('%s terminating: %d' % (noun, terminating))
     return gaps
 
 
@@ -143,7 +145,10 @@ def cronjob(obj, related=None):
 
 def _replicas_rolled_out(obj, related, updated=False, note=''):
     """Deployment and ReplicaSet: every replica ready and available, and
-    with updated=True also of the newest revision."""
+    with updated=True also of the newest revision. Replicas still
+    terminating (status.terminatingReplicas, Kubernetes 1.33 on) may still
+    serve the old revision: what depends on the rollout (a schema
+    contract) waits for them too."""
     spec, status = _spec(obj), _status(obj)
     pending = _generation_pending(obj)
     if pending:
@@ -153,7 +158,8 @@ def _replicas_rolled_out(obj, related, updated=False, note=''):
         want, status.get('readyReplicas', 0),
         available=status.get('availableReplicas', 0),
         updated=status.get('updatedReplicas', 0) if updated else None,
-        total=status.get('replicas', 0))
+        total=status.get('replicas', 0),
+        terminating=status.get('terminatingReplicas'))
     if not gaps:
         return _ready('%d/%d replicas ready' % (want, want))
     return _progressing(_join(', '.join(gaps + [note] if note else gaps),

@@ -193,6 +193,16 @@ class DeploymentTest(unittest.TestCase):
         self.assertEqual('old replicas remaining: 1',
                          readiness.deployment(deployment).message)
 
+    def test_replicas_still_terminating_are_waited_for(self):
+        # A replaced replica drains (preStop) with the old code: what
+        # depends on the rollout must not start before it stops.
+        deployment = with_status('deployment_ready', terminatingReplicas=1)
+        self.assertEqual(
+            readiness.Verdict(PROGRESSING, 'replicas terminating: 1'),
+            readiness.deployment(deployment))
+        deployment['status']['terminatingReplicas'] = 0
+        self.assertEqual(READY, readiness.deployment(deployment).state)
+
     def test_unobserved_generation_is_progressing_despite_counts(self):
         deployment = load('deployment_ready')
         deployment['metadata']['generation'] = 2
