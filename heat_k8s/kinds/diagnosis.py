@@ -102,15 +102,14 @@ def _container_problem(container, init, probe=None):
 
 
 def _problems_of(pod):
-    name = fields.name_of(pod)
+    """[(rank, what)] of a pod: what is wrong, after 'pod <name> '."""
     status = fields.status_of(pod)
     found = []
     if status.get('phase') == 'Failed' and status.get('reason'):
-        found.append((0, 'pod %s failed: %s' % (name, _reason(status))))
+        found.append((0, 'failed: %s' % _reason(status)))
     scheduled = fields.conditions_of(pod).get('PodScheduled')
     if scheduled and scheduled.get('status') == 'False':
-        found.append((0, 'pod %s not scheduled: %s' % (name,
-                                                       _reason(scheduled))))
+        found.append((0, 'not scheduled: %s' % _reason(scheduled)))
     probes = {c.get('name'): probe_text(c.get('readinessProbe'))
               for c in fields.spec_of(pod).get('containers') or ()}
     for label, container in _container_statuses(status):
@@ -119,20 +118,31 @@ def _problems_of(pod):
             probes.get(container.get('name')) if label == 'container'
             else None)
         if problem:
-            found.append((problem[0], 'pod %s %s %s: %s' % (
-                name, label, container.get('name'), problem[1])))
+            found.append((problem[0], '%s %s: %s' % (
+                label, container.get('name'), problem[1])))
     return found
 
 
 def pod_problems(pods, limit=MAX_POD_PROBLEMS):
-    """Why these pods are not ready or failed, worst first, at most limit."""
-    found = []
+    """Why these pods are not ready or failed, worst first, at most limit.
+    Pods with the same problem (a Job's retries, a Deployment's replicas)
+    are one entry, naming the first: the reason is said once."""
+    same = {}
     for pod in _not_terminating(pods):
-        found.extend(_problems_of(pod))
-    texts = [text for _, text in sorted(found, key=lambda p: p[0])]
+        for rank, what in _problems_of(pod):
+            same.setdefault((rank, what), []).append(fields.name_of(pod))
+    texts = ['pod %s %s%s' % (names[0], what, _also(len(names) - 1))
+             for (_, what), names in sorted(same.items(),
+                                            key=lambda p: p[0][0])]
     if len(texts) > limit:
         texts = texts[:limit] + ['and %d more' % (len(texts) - limit)]
     return texts
+
+
+def _also(others):
+    if not others:
+        return ''
+    return ' (and %d more pod%s the same)' % (others, 's' * (others > 1))
 
 
 def image_unavailable(pods):

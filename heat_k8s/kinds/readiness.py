@@ -118,9 +118,11 @@ def job(obj, related=None):
         return _ready('job %s completed (%d succeeded)' % (name, succeeded))
     for kind in ('Failed', 'FailureTarget'):
         if _is_true(conditions.get(kind)):
-            return _failed(_join(
-                'job %s failed: %s' % (name, _reason(conditions[kind])),
-                *_pod_problems(diagnosis.failed_first(pods))))
+            # The pods' reasons first: the condition's is a generic
+            # "backoff limit", and an event keeps 255 characters.
+            why = _pod_problems(diagnosis.failed_first(pods)) + [
+                _reason(conditions[kind])]
+            return _failed('job %s failed: %s' % (name, _join(*why)))
     if spec.get('suspend'):
         return _progressing('job %s is suspended (spec.suspend is true)'
                             % name)

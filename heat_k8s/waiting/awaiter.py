@@ -144,8 +144,7 @@ class Awaiter:
         if verdict.state == readiness.READY:
             return READY
         if verdict.state == readiness.FAILED:
-            raise Failed('%s failed: %s' % (
-                self.describe(), self._explain(verdict, obj)))
+            raise Failed(self._failure(verdict, obj))
         # A watch that ran into the deadline leaves the message to the next
         # poll, which reads the object afresh with what explains it.
         if self._expired(wait) and not watched:
@@ -228,6 +227,17 @@ class Awaiter:
 
     def _explain(self, verdict, obj):
         return readiness.explain(verdict, self.events(obj))
+
+    def _failure(self, verdict, obj):
+        """'Kind ns/name failed: why'. A verdict names its object too
+        ('job migrate failed: ...'); once is enough in Heat's 255
+        characters of event reason."""
+        message = self._explain(verdict, obj)
+        own = '%s %s ' % (obj.get('kind', '').lower(),
+                          obj.get('metadata', {}).get('name'))
+        if message.startswith(own):
+            return '%s %s' % (self.describe(), message[len(own):])
+        return '%s failed: %s' % (self.describe(), message)
 
     def _deleted_while_waiting(self):
         return Failed('%s was deleted while Heat waited for it'

@@ -198,10 +198,13 @@ def test_a_failed_job_says_exit_code_and_termination_message(
     record('job_failed', job)
     record('job_failed_pod', pods[0])
     verdict = readiness.job(job, {'pods': pods})
-    assert verdict.message.startswith('job migrate failed: BackoffLimit'), (
+    # The pod's own reason first, the Job's generic one last.
+    assert verdict.message.startswith('job migrate failed: pod migrate-'), (
         verdict.message)
-    assert ('exit code 3: schema version 7 is newer than this code'
-            in verdict.message)
+    assert verdict.message.endswith(
+        'exit code 3: schema version 7 is newer than this code; '
+        'BackoffLimitExceeded: Job has reached the specified backoff limit'
+    ), verdict.message
 
 
 def test_a_stalled_rollout_fails_with_progress_deadline(api, namespace):

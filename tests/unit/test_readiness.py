@@ -274,10 +274,25 @@ class DeploymentTest(unittest.TestCase):
         starting['status']['containerStatuses'][0]['state'] = {
             'waiting': {'reason': 'ContainerCreating'}}
         pods = [starting] + [load('pod_crashloop') for _ in range(4)]
+        for restarts, pod in enumerate(pods[1:]):
+            pod['status']['containerStatuses'][0]['lastState'][
+                'terminated']['exitCode'] = restarts + 1
         message = readiness.deployment(deployment, {'pods': pods}).message
         self.assertEqual(3, message.count('CrashLoopBackOff'))
         self.assertNotIn('ContainerCreating', message)
         self.assertTrue(message.endswith('; and 2 more'), message)
+
+    def test_pods_with_the_same_problem_are_named_once(self):
+        deployment = with_status('deployment_ready', readyReplicas=0,
+                                 availableReplicas=0)
+        pods = [load('pod_crashloop') for _ in range(3)]
+        for n, pod in enumerate(pods):
+            pod['metadata']['name'] = 'web-5d8f9c7b6d-%d' % n
+        message = readiness.deployment(deployment, {'pods': pods}).message
+        self.assertEqual(1, message.count('CrashLoopBackOff'), message)
+        self.assertIn('pod web-5d8f9c7b6d-0 container ', message)
+        self.assertTrue(message.endswith(' (and 2 more pods the same)'),
+                        message)
 
     def test_terminating_pods_are_not_blamed(self):
         deployment = with_status('deployment_ready', readyReplicas=2)
@@ -397,10 +412,11 @@ class JobTest(unittest.TestCase):
         verdict = readiness.job(load('job_failed'), {'pods': pods})
         self.assertEqual(FAILED, verdict.state)
         self.assertEqual(
-            "job db-sync failed: BackoffLimitExceeded: Job has reached the "
-            "specified backoff limit; pod db-sync-m4n8v container migrate: "
+            "job db-sync failed: pod db-sync-m4n8v container migrate: "
             "terminated with exit code 2: alembic.util.exc.CommandError: "
-            "Can't locate revision identified by 'ae1027a6acf'",
+            "Can't locate revision identified by 'ae1027a6acf'; "
+            "BackoffLimitExceeded: Job has reached the specified backoff "
+            "limit",
             verdict.message)
 
     def test_failure_target_fails_before_the_failed_condition(self):

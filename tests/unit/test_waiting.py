@@ -228,7 +228,7 @@ def test_a_failure_is_reported_at_once_with_its_warning_events():
     with pytest.raises(awaiter.Failed) as failed:
         cluster.awaiter(name='Job demo/migrate').ready(wait)
     assert str(failed.value) == (
-        'Job demo/migrate failed: job migrate failed: BackoffLimitExceeded: '
+        'Job demo/migrate failed: BackoffLimitExceeded: '
         'Job has reached the specified backoff limit. Warning events: '
         'FailedMount: MountVolume.SetUp failed for volume "config" : '
         'configmap "web-config" not found (x2)')
@@ -242,7 +242,7 @@ def test_a_failure_seen_during_a_watch_ends_the_wait_at_once():
     with pytest.raises(awaiter.Failed) as failed:
         cluster.awaiter(name='Pod demo/db-sync').ready(wait)
     assert str(failed.value).startswith(
-        'Pod demo/db-sync failed: pod db-sync-m4n8v failed; ')
+        'Pod demo/db-sync failed; pod db-sync-m4n8v container migrate: ')
     assert clock.now == 5002
 
 
