@@ -19,8 +19,12 @@ Set ``[DEFAULT] plugin_dirs`` to include this directory; the console script
 """
 
 from heat_k8s.resources import heatfix
+from heat_k8s.resources import preemptfix
 from heat_k8s.resources.registry import available_resource_mapping  # noqa: F401
 
 # Heat 27 shares one yaql parser between engine threads
 # (heat_k8s.resources.heatfix).
 heatfix.apply()
+# Heat 27's rollback can cancel its own nested update
+# (heat_k8s.resources.preemptfix).
+preemptfix.apply()

@@ -539,9 +539,8 @@ def test_kubernetes_failed_rollout_rolls_back(localcloud, kube_identity,
     # A token provider that does not exist: db_sync still runs, but the
     # new API pods never pass their readiness probe, and rollouts give up
     # after 15 s without progress (the overrides of the test above are
-    # dropped). One service fails: with several failing at different
-    # moments, Heat 27 may end the rollback in ROLLBACK_FAILED itself
-    # (README, Known limitations).
+    # dropped). Several nested stacks failing at different moments:
+    # tests/e2e/test_rollback.py.
     crash = tmp_path / 'crash.yaml'
     crash.write_text(
         'parameter_defaults:\n'
