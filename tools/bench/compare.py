@@ -350,6 +350,8 @@ def main(argv):
                     run['critical_path'] = critical_path(watching, prefix)
                 log('ordered %-8s %s' % (tool, run))
                 results['ordered'][tool].append(run)
+        for watcher in watching.values():  # only the ordered runs need them
+            watcher.stopping.set()
         for rep in range(args.flat_repeat if args.flat else 0):
             for tool in results[flat_name]:
                 prefix = 'f-%s-%d-%s' % (tool, rep, uuid.uuid4().hex[:4])
