@@ -195,9 +195,9 @@ def render_gomod(component, versions):
     return '\n'.join(out) + '\n'
 
 
-def update(versions):
-    """Regenerate every wrapper go.mod/go.sum from versions.env."""
-    for component in COMPONENTS:
+def update(versions, components=COMPONENTS):
+    """Regenerate the wrapper go.mod/go.sum files from versions.env."""
+    for component in components:
         moddir = os.path.join(paths.GOMOD_DIR, component.name)
         os.makedirs(moddir, exist_ok=True)
         with open(os.path.join(moddir, 'go.mod'), 'w') as f:
