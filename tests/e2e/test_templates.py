@@ -767,8 +767,8 @@ def test_docker_secrets_only_in_the_files_deployments(localcloud,
             secrets |= {v.strip() for k, v in data['secret_files'].items()
                         if '/fernet-keys/' in k}
     # The admin password, the two generated database passwords (root's and
-    # keystone's) and the two Fernet keys.
-    assert len(secrets) == 5, len(secrets)
+    # keystone's), the API's two Fernet keys and keystone-bootstrap's own.
+    assert len(secrets) == 6, len(secrets)
     for d in deployments:
         if d['group'] != 'docker-cmd':
             continue
