@@ -24,9 +24,10 @@ class Deployment(base.ScaledWorkload):
 
     Ready when rolled out: the controller has observed the latest
     generation and spec.replicas are updated, ready and available, with
-    no old replica left; failed when the rollout passes its progress
-    deadline (ProgressDeadlineExceeded), so a failed rollout fails the
-    update. A change to spec.selector replaces the Deployment; other
+    no old replica left and none still terminating (a replaced replica
+    may still serve the old revision); failed when the rollout passes its
+    progress deadline (ProgressDeadlineExceeded), so a failed rollout
+    fails the update. A change to spec.selector replaces the Deployment; other
     fields update in place. Suspend scales it to zero, resume scales it back.
     """
 
