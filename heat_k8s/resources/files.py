@@ -21,6 +21,7 @@ merge order and errors as OS::Kubernetes::ConfigMap and Secret.
 
 from heat.common import exception
 from heat.engine import attributes
+from heat.engine import properties
 from heat.engine import resource
 from oslo_config import cfg
 
@@ -30,7 +31,12 @@ from heat_k8s.resources import literal
 from heat_k8s.resources import sensitive
 from heat_k8s.resources import templated
 
-ATTRIBUTES = (FILES, CHECKSUM, NAMES) = ('files', 'checksum', 'names')
+PROPERTIES = (SECRETS, SECRET_FILES) = ('secrets', 'secret_files')
+ATTRIBUTES = (FILES, ENVIRONMENT, CHECKSUM, NAMES) = (
+    'files', 'environment', 'checksum', 'names')
+# Properties in which secret references open (only when files are written).
+OPENED = (SECRETS, SECRET_FILES, templated.VALUES, templated.VALUE_OVERRIDES,
+          templated.INI_OVERRIDES)
 
 
 class RenderedFiles(literal.CheckedBeforeCreate, sensitive.Fingerprinted,
@@ -48,19 +54,36 @@ class RenderedFiles(literal.CheckedBeforeCreate, sensitive.Fingerprinted,
     attribute hands the content to the resources that write the files.
     """
 
-    sensitive_properties = (templated.VALUES, templated.VALUE_OVERRIDES,
+    sensitive_properties = (SECRETS, SECRET_FILES, templated.VALUES,
+                            templated.VALUE_OVERRIDES,
                             templated.INI_OVERRIDES)
     sensitive_note = ('Heat stores a keyed fingerprint in place of each '
                       'value, and no event or error message shows it.')
 
-    properties_schema = templated.properties_schema(
-        'the files attribute', notes='A file name is any text (a path, '
-        'for the docker backends).', required=True)
+    properties_schema = dict(
+        templated.properties_schema(
+            'the files attribute', notes='A file name is any text (a path, '
+            'for the docker backends).'),
+        **{SECRET_FILES: properties.Schema(
+            properties.Schema.MAP,
+            'Literal secret files joining the rendered ones in the files '
+            'attribute: name to content, typically a secret reference.',
+            update_allowed=True),
+           SECRETS: properties.Schema(
+               properties.Schema.MAP,
+               'Secret variables for the environment attribute: name to '
+               'value, typically a secret reference.',
+               update_allowed=True)})
 
     attributes_schema = {
         FILES: attributes.Schema(
-            'File name to rendered content. Secret: pass it only to what '
+            'File name to content: the rendered files and secret_files, '
+            'secret references opened. Secret: pass it only to what '
             'writes the files; resource show does not list it.',
+            type=attributes.Schema.MAP,
+            cache_mode=attributes.Schema.CACHE_NONE),
+        ENVIRONMENT: attributes.Schema(
+            'secrets, the references opened. Secret, like files.',
             type=attributes.Schema.MAP,
             cache_mode=attributes.Schema.CACHE_NONE),
         CHECKSUM: attributes.Schema(
@@ -82,36 +105,50 @@ class RenderedFiles(literal.CheckedBeforeCreate, sensitive.Fingerprinted,
                                     error.source)
 
     def handle_create(self):
-        self._record(self._render(self.properties))
+        self._record(self.properties)
 
     def handle_update(self, json_snippet, tmpl_diff, prop_diff):
-        props = json_snippet.properties(self.properties_schema, self.context)
-        self._record(self._render(props))
+        self._record(json_snippet.properties(self.properties_schema,
+                                             self.context))
 
     def _resolve_attribute(self, name):
         if name == FILES:
             return self._render(self.properties)
+        if name == ENVIRONMENT:
+            return self._opened(self.properties)[SECRETS] or {}
         if name == CHECKSUM:
             return self.data().get(CHECKSUM)
         if name == NAMES:
-            return sorted(self.properties[templated.TEMPLATES] or {})
+            return sorted(set(self.properties[templated.TEMPLATES] or {}) |
+                          set(self.properties[SECRET_FILES] or {}))
 
     def _show_resource(self):
         # What `resource show` lists instead of every attribute.
         return {CHECKSUM: self.FnGetAtt(CHECKSUM),
                 NAMES: self.FnGetAtt(NAMES)}
 
-    def _record(self, files):
+    def _record(self, props):
+        content = {'files': self._render(props),
+                   'environment': self._opened(props)[SECRETS] or {}}
+        if not content['environment']:
+            content = content['files']  # as before secrets were taken
         self.data_set(CHECKSUM, checksum.content(
-            files, key=cfg.CONF.auth_encryption_key))
+            content, key=cfg.CONF.auth_encryption_key))
         self.resource_id_set(self.physical_resource_name())
 
     def _render(self, props):
-        files, error = templated.render(props, sensitive=True)
+        props = self._opened(props)
+        files = dict(props[SECRET_FILES] or {})
+        if not props[templated.TEMPLATES]:
+            return files
+        rendered, error = templated.render(props, sensitive=True)
         if error is not None:
             raise exception.Error('%s: %s' % (error.source,
                                               self._message(error, props)))
-        return files
+        return dict(files, **rendered)
+
+    def _opened(self, props):
+        return sensitive.opened(self, props, OPENED)
 
     def _message(self, error, props):
         return templated.error_message(error, props,

@@ -25,6 +25,7 @@ from heat_k8s.resources import job
 from heat_k8s.resources import namespace
 from heat_k8s.resources import pod
 from heat_k8s.resources import pvc
+from heat_k8s.resources import random_secret
 from heat_k8s.resources import secret
 from heat_k8s.resources import service
 from heat_k8s.resources import statefulset
@@ -46,8 +47,10 @@ KUBERNETES_TYPES = {
 
 RESOURCE_TYPES = dict(
     KUBERNETES_TYPES,
-    # Not a Kubernetes object: files for backends without a ConfigMap.
-    **{'OS::HeatK8s::RenderedFiles': files.RenderedFiles})
+    # Not Kubernetes objects: files for backends without a ConfigMap, and
+    # secrets Heat only refers to.
+    **{'OS::HeatK8s::RenderedFiles': files.RenderedFiles,
+       'OS::HeatK8s::RandomSecret': random_secret.RandomSecret})
 
 
 def available_resource_mapping():

@@ -15,17 +15,35 @@
 """OS::Kubernetes::Secret; what Kubernetes says about the kind is
 declared in heat_k8s.kinds.KINDS['Secret']."""
 
+import base64
+
 from heat.engine import attributes
 from heat.engine import properties
 from oslo_config import cfg
 
+from heat_k8s import sealing
 from heat_k8s.rendering import checksum
 from heat_k8s.resources import base
 from heat_k8s.resources import common
+from heat_k8s.resources import sensitive
 from heat_k8s.resources import templated
 
 PROPERTIES = (TYPE, DATA, STRING_DATA, IMMUTABLE) = (
     'type', 'data', 'string_data', 'immutable')
+
+
+# Properties in which secret references open (in data, to base64).
+OPENED = (DATA, STRING_DATA, templated.VALUES, templated.VALUE_OVERRIDES,
+          templated.INI_OVERRIDES)
+
+
+def _base64_references(given, opened):
+    """data's values: a value given as a reference, base64-encoded."""
+    if not given:
+        return opened
+    return {key: (base64.b64encode(opened[key].encode('utf-8')).decode()
+                  if sealing.is_reference(value) else opened[key])
+            for key, value in given.items()}
 
 
 class Secret(templated.Templated, base.KubernetesResource):
@@ -37,7 +55,10 @@ class Secret(templated.Templated, base.KubernetesResource):
     The values of data and string_data are written to Kubernetes only:
     Heat stores keyed fingerprints in their place (events, resource
     properties), and no attribute, log or error message carries them. Pass
-    them with hidden parameters so the template does not hold them either.
+    them as secret references ({get_attr: [<an OS::HeatK8s::RandomSecret>,
+    reference]}, alone or inside text), which open only here, or with
+    hidden parameters so the template does not hold them either. A
+    reference in data is written base64-encoded.
 
     Files may also be rendered from Jinja2 templates (templates, values,
     value_overrides, ini_overrides), e.g. a configuration file holding a
@@ -74,6 +95,12 @@ class Secret(templated.Templated, base.KubernetesResource):
                'Key to plain-text value (Kubernetes stores it base64).'),
            IMMUTABLE: common.immutable_property('Secret')})
     attributes_schema = common.attributes_schema(extra_attributes)
+
+    def manifest(self, props, owned=True, content=True):
+        # Secret references open here, into what is written to Kubernetes.
+        opened = sensitive.opened(self, props, OPENED)
+        opened[DATA] = _base64_references(props[DATA], opened[DATA])
+        return super().manifest(opened, owned=owned, content=content)
 
     @staticmethod
     def content_checksum(data, string_data):

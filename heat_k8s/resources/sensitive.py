@@ -23,8 +23,10 @@ tests/unit/test_heat_contract.py fails, naming it, if a Heat upgrade
 changes what this relies on.
 """
 
+from heat.common import exception
 from oslo_config import cfg
 
+from heat_k8s import sealing
 from heat_k8s.rendering import checksum
 
 CONF = cfg.CONF
@@ -43,6 +45,22 @@ def fingerprint(value):
 
 def is_fingerprint(value):
     return isinstance(value, str) and value.startswith(FINGERPRINT_PREFIX)
+
+
+def opened(resource, props, names):
+    """props with the secret references in properties names opened.
+
+    Only for what is written where the value is used, at the last moment.
+    """
+    opened = PlainProperties({key: props[key] for key in props})
+    try:
+        for name in names:
+            opened[name] = sealing.open_all(
+                props[name], resource.stack.tenant_id,
+                CONF.auth_encryption_key)
+    except sealing.SealError as exc:
+        raise exception.Error('%s: %s: %s' % (resource.name, name, exc))
+    return opened
 
 
 class PlainProperties(dict):

@@ -1,0 +1,110 @@
+# Copyright 2026 heat-k8s developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""OS::HeatK8s::RandomSecret and the resources that open its references,
+through Heat's engine (no cluster needed)."""
+
+from tests.unit import heat_harness  # first: sets up Heat
+
+# isort: split
+
+import json
+
+from heat.engine import api
+from heat.engine import scheduler
+from oslo_config import cfg
+
+from heat_k8s import sealing
+from tests.unit.heat_harness import template
+
+CONF_PATH = '/etc/api/api.conf'
+
+
+def _open(reference):
+    return sealing.open_text(reference, heat_harness.PROJECT_ID,
+                             cfg.CONF.auth_encryption_key)
+
+
+class RandomSecretTest(heat_harness.KubernetesTestCase):
+
+    def _create(self, stack, *names):
+        for name in names:
+            scheduler.TaskRunner(stack[name].create)()
+            self.assertEqual('CREATE_COMPLETE', '_'.join(stack[name].state))
+        return [stack[name] for name in names]
+
+    def _secret_stack(self, **props):
+        return self.parse(template({'pw': {
+            'type': 'OS::HeatK8s::RandomSecret', 'properties': props}}))
+
+    def test_the_value_is_generated_and_only_referred_to(self):
+        pw, = self._create(self._secret_stack(length=40), 'pw')
+        reference = pw.FnGetAtt('reference')
+        value = _open(reference)
+        self.assertRegex(value, '^[A-Za-z0-9]{40}$')
+        self.assertEqual(reference, pw.FnGetRefId())
+        self.assertTrue(pw.FnGetAtt('fingerprint').startswith('<redacted:'))
+        shown = json.dumps([api.format_resource_attributes(pw),
+                            pw.prepare_abandon(), pw.data()], default=str)
+        self.assertNotIn(value, shown)
+        self.assertIn(reference, shown)
+
+    def test_a_fernet_key_is_32_bytes_in_url_safe_base64(self):
+        pw, = self._create(self._secret_stack(format='fernet_key'), 'pw')
+        value = _open(pw.FnGetAtt('reference'))
+        self.assertEqual(44, len(value))
+        self.assertTrue(value.endswith('='))
+
+    def test_replacing_a_random_string_keeps_its_value(self):
+        stack = self.parse(template({
+            'old': {'type': 'OS::Heat::RandomString',
+                    'properties': {'length': 43}},
+            'pw': {'type': 'OS::HeatK8s::RandomSecret',
+                   'properties': {'format': 'fernet_key'}}}))
+        old, = self._create(stack, 'old')
+        stack['pw'].replaces = old.id
+        pw, = self._create(stack, 'pw')
+        self.assertEqual(old.FnGetAtt('value') + '=',
+                         _open(pw.FnGetAtt('reference')))
+
+    def test_rendered_files_open_references_only_in_their_content(self):
+        pw, = self._create(self._secret_stack(), 'pw')
+        ref = pw.FnGetAtt('reference')  # as get_attr hands it over
+        files, = self._create(self.parse(template({'files': {
+            'type': 'OS::HeatK8s::RenderedFiles', 'properties': {
+                'templates': {CONF_PATH: 'password = {{ pw }}\n'},
+                'values': {'pw': ref},
+                'secrets': {'DB_PASSWORD': ref},
+                'secret_files': {'/etc/key': 'key:' + ref}}}})), 'files')
+        value = _open(ref)
+        self.assertEqual({CONF_PATH: 'password = %s\n' % value,
+                          '/etc/key': 'key:' + value},
+                         files.FnGetAtt('files'))
+        self.assertEqual({'DB_PASSWORD': value},
+                         files.FnGetAtt('environment'))
+        self.assertEqual([CONF_PATH, '/etc/key'], files.FnGetAtt('names'))
+        shown = json.dumps([api.format_resource_attributes(files),
+                            files._stored_properties_data], default=str)
+        self.assertNotIn(value, shown)
+
+    def test_a_reference_of_another_project_opens_nothing(self):
+        stranger = sealing.seal('theirs', 'another-project',
+                                cfg.CONF.auth_encryption_key)
+        stack = self.parse(template({'files': {
+            'type': 'OS::HeatK8s::RenderedFiles',
+            'properties': {'secrets': {'X': stranger}}}}))
+        files = stack['files']
+        error = self.assertRaises(Exception, files.FnGetAtt, 'environment')
+        self.assertIn('files: secrets: a secret reference made for another '
+                      'project', str(error))
