@@ -29,13 +29,14 @@ from oslo_config import cfg
 from heat_k8s import sealing
 from heat_k8s.resources import sensitive
 
-PROPERTIES = (LENGTH, FORMAT, SALT) = ('length', 'format', 'salt')
+PROPERTIES = (LENGTH, FORMAT, SALT, VALUE) = (
+    'length', 'format', 'salt', 'value')
 FORMATS = (LETTERS_DIGITS, FERNET_KEY) = ('letters_digits', 'fernet_key')
 ATTRIBUTES = (REFERENCE, FINGERPRINT) = ('reference', 'fingerprint')
 _ALPHABET = string.ascii_letters + string.digits
 
 
-class RandomSecret(resource.Resource):
+class RandomSecret(sensitive.Fingerprinted, resource.Resource):
     """A random secret that Heat never stores or shows in clear.
 
     Like OS::Heat::RandomString, but no attribute gives the value: the
@@ -53,9 +54,10 @@ class RandomSecret(resource.Resource):
     value (the resource is replaced). Replacing an OS::Heat::RandomString
     of the same name, e.g. when a template moves to this type, it takes
     that resource's value, so an updated stack keeps its passwords.
+    With value set, it seals that value instead (a typed password).
     """
 
-    sensitive_properties = ()   # the value is never a property
+    sensitive_properties = (VALUE,)
 
     properties_schema = {
         LENGTH: properties.Schema(
@@ -71,6 +73,12 @@ class RandomSecret(resource.Resource):
         SALT: properties.Schema(
             properties.Schema.STRING,
             'Any text; a change makes a new value (rotation).'),
+        VALUE: properties.Schema(
+            properties.Schema.STRING,
+            'A value to seal instead of a generated one, e.g. a password '
+            'a user types as a hidden parameter: Heat stores only its '
+            'fingerprint; a change makes a new reference.',
+            update_allowed=True),
     }
 
     attributes_schema = {
@@ -84,11 +92,17 @@ class RandomSecret(resource.Resource):
     }
 
     def handle_create(self):
-        value = self._replaced_value() or self._generate()
-        self.data_set(REFERENCE, sealing.seal(
-            value, self.stack.tenant_id, cfg.CONF.auth_encryption_key))
-        self.data_set(FINGERPRINT, sensitive.fingerprint(value))
+        self._seal(self.properties[VALUE] or self._replaced_value() or
+                   self._generate())
         self.resource_id_set(self.physical_resource_name())
+
+    def handle_update(self, json_snippet, tmpl_diff, prop_diff):
+        # Heat compares the stored fingerprint with the value: only a
+        # different fingerprint is a new value.
+        if VALUE in prop_diff:
+            value = prop_diff[VALUE] or self._generate()
+            if sensitive.fingerprint(value) != self.data().get(FINGERPRINT):
+                self._seal(value)
 
     def _resolve_attribute(self, name):
         if name in ATTRIBUTES:
@@ -96,6 +110,12 @@ class RandomSecret(resource.Resource):
 
     def get_reference_id(self):
         return self.data().get(REFERENCE) or str(self.name)
+
+    def _seal(self, value):
+        self.data_set(REFERENCE, sealing.seal(
+            value, self.stack.tenant_id, cfg.CONF.auth_encryption_key))
+        self.data_set(FINGERPRINT, sensitive.fingerprint(value))
+        self.attributes.reset_resolved_values()
 
     def _generate(self):
         if self.properties[FORMAT] == FERNET_KEY:

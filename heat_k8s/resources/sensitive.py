@@ -73,7 +73,8 @@ class PlainProperties(dict):
 class Fingerprinted(object):
     """Mixin for resources: sensitive_properties are stored fingerprinted.
 
-    Each listed property is a map; its values (not its keys) are replaced.
+    A listed map property has its values (not its keys) replaced; any
+    other listed property, its value.
     """
 
     sensitive_properties = ()
@@ -105,7 +106,9 @@ class Fingerprinted(object):
         """data (a dict of properties) with each sensitive map's values
         replaced by fingerprints, in place."""
         for prop in self.sensitive_properties:
-            if data.get(prop):
+            if isinstance(data.get(prop), dict):
                 data[prop] = {k: fingerprint(v)
                               for k, v in data[prop].items()}
+            elif data.get(prop):
+                data[prop] = fingerprint(data[prop])
         return data

@@ -108,3 +108,16 @@ class RandomSecretTest(heat_harness.KubernetesTestCase):
         error = self.assertRaises(Exception, files.FnGetAtt, 'environment')
         self.assertIn('files: secrets: a secret reference made for another '
                       'project', str(error))
+
+    def test_a_typed_value_is_sealed_and_stored_as_a_fingerprint(self):
+        pw, = self._create(self._secret_stack(value='typed-by-a-user'), 'pw')
+        reference = pw.FnGetAtt('reference')
+        self.assertEqual('typed-by-a-user', _open(reference))
+        self.assertNotIn('typed-by-a-user',
+                         json.dumps(pw._stored_properties_data))
+        # Heat diffs the stored fingerprint against the value: the same
+        # value keeps the reference, a new one makes a new reference.
+        pw.handle_update(None, None, {'value': 'typed-by-a-user'})
+        self.assertEqual(reference, pw.FnGetAtt('reference'))
+        pw.handle_update(None, None, {'value': 'another'})
+        self.assertEqual('another', _open(pw.FnGetAtt('reference')))
