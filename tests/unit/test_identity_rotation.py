@@ -115,8 +115,8 @@ class FernetRotationTest(unittest.TestCase):
         files = self.resources['keystone_bootstrap']['properties'][
             'secret_files']
         self.assertEqual(
-            {KEYS_DIR + '0': {'list_join': ['', [
-                {'get_attr': ['bootstrap_fernet_key', 'value']}, '=']]}},
+            {KEYS_DIR + '0': {'get_attr': ['bootstrap_fernet_key',
+                                           'reference']}},
             files)
         self.assertNotIn('salt',
                          self.resources['bootstrap_fernet_key']['properties'])
