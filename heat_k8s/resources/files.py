@@ -25,15 +25,17 @@ from heat.engine import properties
 from heat.engine import resource
 from oslo_config import cfg
 
+from heat_k8s import envelope
 from heat_k8s.rendering import checksum
 from heat_k8s.resources import base
 from heat_k8s.resources import literal
 from heat_k8s.resources import sensitive
 from heat_k8s.resources import templated
 
-PROPERTIES = (SECRETS, SECRET_FILES) = ('secrets', 'secret_files')
-ATTRIBUTES = (FILES, ENVIRONMENT, CHECKSUM, NAMES) = (
-    'files', 'environment', 'checksum', 'names')
+PROPERTIES = (SECRETS, SECRET_FILES, RECIPIENT) = (
+    'secrets', 'secret_files', 'recipient')
+ATTRIBUTES = (FILES, ENVIRONMENT, SEALED, CHECKSUM, NAMES) = (
+    'files', 'environment', 'sealed', 'checksum', 'names')
 # Properties in which secret references open (only when files are written).
 OPENED = (SECRETS, SECRET_FILES, templated.VALUES, templated.VALUE_OVERRIDES,
           templated.INI_OVERRIDES)
@@ -52,6 +54,11 @@ class RenderedFiles(literal.CheckedBeforeCreate, sensitive.Fingerprinted,
     stores fingerprints of the variables, `resource show` lists only the
     file names and the checksum, and errors quote no value. The files
     attribute hands the content to the resources that write the files.
+
+    With recipient (a host's RSA public key), the content is given only
+    sealed to that key (the sealed attribute, heat_k8s/envelope.py): Heat
+    then holds ciphertext only, in software configs and server metadata
+    alike, and files and environment give nothing.
     """
 
     sensitive_properties = (SECRETS, SECRET_FILES, templated.VALUES,
@@ -73,6 +80,12 @@ class RenderedFiles(literal.CheckedBeforeCreate, sensitive.Fingerprinted,
                properties.Schema.MAP,
                'Secret variables for the environment attribute: name to '
                'value, typically a secret reference.',
+               update_allowed=True),
+           RECIPIENT: properties.Schema(
+               properties.Schema.STRING,
+               'PEM RSA public key (2048 bits or more) of the host that '
+               'writes the files: the content is then given only sealed '
+               'to it (the sealed attribute).',
                update_allowed=True)})
 
     attributes_schema = {
@@ -86,6 +99,11 @@ class RenderedFiles(literal.CheckedBeforeCreate, sensitive.Fingerprinted,
             'secrets, the references opened. Secret, like files.',
             type=attributes.Schema.MAP,
             cache_mode=attributes.Schema.CACHE_NONE),
+        SEALED: attributes.Schema(
+            'With recipient: {"secret_files": files, "secrets": '
+            'environment} sealed to its key (text; ciphertext only). A new '
+            'envelope only when the content or the key changes.',
+            type=attributes.Schema.STRING),
         CHECKSUM: attributes.Schema(
             'Keyed SHA-256 of the rendered files: it changes with the '
             'content and reveals nothing of it.',
@@ -95,6 +113,11 @@ class RenderedFiles(literal.CheckedBeforeCreate, sensitive.Fingerprinted,
     }
 
     def validate_properties(self, props):
+        if props[RECIPIENT]:
+            try:
+                envelope.public_key(props[RECIPIENT])
+            except envelope.EnvelopeError as exc:
+                raise self._invalid('recipient: %s' % exc, RECIPIENT)
         problem = templated.input_error(props)
         if problem:
             raise self._invalid(*problem)
@@ -112,10 +135,14 @@ class RenderedFiles(literal.CheckedBeforeCreate, sensitive.Fingerprinted,
                                              self.context))
 
     def _resolve_attribute(self, name):
+        if name in (FILES, ENVIRONMENT) and self.properties[RECIPIENT]:
+            return None   # given only sealed
         if name == FILES:
             return self._render(self.properties)
         if name == ENVIRONMENT:
             return self._opened(self.properties)[SECRETS] or {}
+        if name == SEALED:
+            return self._sealed()
         if name == CHECKSUM:
             return self.data().get(CHECKSUM)
         if name == NAMES:
@@ -132,8 +159,18 @@ class RenderedFiles(literal.CheckedBeforeCreate, sensitive.Fingerprinted,
                    'environment': self._opened(props)[SECRETS] or {}}
         if not content['environment']:
             content = content['files']  # as before secrets were taken
-        self.data_set(CHECKSUM, checksum.content(
-            content, key=cfg.CONF.auth_encryption_key))
+        digest = checksum.content(content, key=cfg.CONF.auth_encryption_key)
+        recipient = props[RECIPIENT]
+        data = self.data()
+        if recipient and (digest, sensitive.fingerprint(recipient)) != (
+                data.get(CHECKSUM), data.get(RECIPIENT)):
+            # Sealed once per content and key: a new envelope would be a
+            # new software config, and new containers, at every update.
+            self.data_set(SEALED, envelope.seal(recipient, {
+                'secret_files': self._render(props),
+                'secrets': self._opened(props)[SECRETS] or {}}))
+            self.data_set(RECIPIENT, sensitive.fingerprint(recipient))
+        self.data_set(CHECKSUM, digest)
         self.resource_id_set(self.physical_resource_name())
 
     def _render(self, props):
@@ -146,6 +183,18 @@ class RenderedFiles(literal.CheckedBeforeCreate, sensitive.Fingerprinted,
             raise exception.Error('%s: %s' % (error.source,
                                               self._message(error, props)))
         return dict(files, **rendered)
+
+    def _sealed(self):
+        if self.data().get(SEALED):
+            return self.data()[SEALED]
+        if self._render(self.properties) or self._opened(
+                self.properties)[SECRETS]:
+            raise exception.Error(
+                '%s: no key to seal the secrets to: the host gave no '
+                'public key (recipient); a host whose deployments do not '
+                'signal (NO_SIGNAL) needs ContainerHostPublicKey'
+                % self.name)
+        return None   # nothing secret: nothing to seal
 
     def _opened(self, props):
         return sensitive.opened(self, props, OPENED)

@@ -21,10 +21,13 @@ from tests.unit import heat_harness  # first: sets up Heat
 
 import json
 
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
 from heat.engine import api
 from heat.engine import scheduler
 from oslo_config import cfg
 
+from heat_k8s import envelope
 from heat_k8s import sealing
 from tests.unit.heat_harness import template
 
@@ -121,3 +124,59 @@ class RandomSecretTest(heat_harness.KubernetesTestCase):
         self.assertEqual(reference, pw.FnGetAtt('reference'))
         pw.handle_update(None, None, {'value': 'another'})
         self.assertEqual('another', _open(pw.FnGetAtt('reference')))
+
+
+def _host_key():
+    """A docker host's key pair (PEM texts), as server-key.sh makes one."""
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    return (key.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.PKCS8,
+                serialization.NoEncryption()).decode(),
+            key.public_key().public_bytes(
+                serialization.Encoding.PEM,
+                serialization.PublicFormat.SubjectPublicKeyInfo).decode())
+
+
+class SealedFilesTest(heat_harness.KubernetesTestCase):
+    """RenderedFiles with a recipient: Heat holds ciphertext only."""
+
+    def _files(self, public, secret):
+        ref = sealing.seal(secret, heat_harness.PROJECT_ID,
+                           cfg.CONF.auth_encryption_key)
+        stack = self.parse(template({'files': {
+            'type': 'OS::HeatK8s::RenderedFiles', 'properties': {
+                'recipient': public,
+                'templates': {CONF_PATH: 'password = {{ pw }}\n'},
+                'values': {'pw': ref}, 'secrets': {'PW': ref}}}}))
+        scheduler.TaskRunner(stack['files'].create)()
+        return stack['files']
+
+    def test_the_content_is_given_only_sealed_to_the_host(self):
+        private, public = _host_key()
+        files = self._files(public, 'hunter2-battery')
+        sealed = files.FnGetAtt('sealed')
+        self.assertNotIn('hunter2-battery', sealed)
+        self.assertEqual({'secret_files': {CONF_PATH:
+                                           'password = hunter2-battery\n'},
+                          'secrets': {'PW': 'hunter2-battery'}},
+                         envelope.open_envelope(private, sealed))
+        self.assertIsNone(files.FnGetAtt('files'))
+        self.assertIsNone(files.FnGetAtt('environment'))
+        self.assertNotIn('hunter2-battery', json.dumps(files.data()))
+
+    def test_one_envelope_per_content_and_key(self):
+        private, public = _host_key()
+        files = self._files(public, 'first-value')
+        sealed = files.FnGetAtt('sealed')
+        files._record(files.properties)   # an update with the same content
+        self.assertEqual(sealed, files.data()['sealed'])
+        other = self._files(public, 'second-value')
+        self.assertEqual('second-value', envelope.open_envelope(
+            private, other.FnGetAtt('sealed'))['secrets']['PW'])
+
+    def test_a_key_that_is_not_an_rsa_public_key_is_refused(self):
+        error = self.validation_error(template({'files': {
+            'type': 'OS::HeatK8s::RenderedFiles',
+            'properties': {'recipient': 'ssh-rsa AAAA...'}}}))
+        self.assertIn('recipient: not a PEM public key', error)

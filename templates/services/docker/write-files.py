@@ -27,6 +27,11 @@ deployment. The data (below, filled in by Heat's str_replace) lands in
   hook's log);
 - ``data/``: the service's persistent storage, when it has some.
 
+The secret files and variables come sealed to the host's own key
+(``key_file``, made by templates/hosts/server-key.sh; heat_k8s/envelope.py
+describes the format): the ``openssl`` command opens them here, so Heat
+holds only ciphertext.
+
 Files a previous run wrote and this one does not are removed. Once the
 deployment is gone (stack delete), heat-k8s's agent removes ``<dir>``,
 storage included (agent/heat_k8s_files_cleanup.py; heat-agents' agent
@@ -35,8 +40,12 @@ part of this script rather than of the deployment's inputs because the
 script hook logs its inputs. Nothing here prints a value.
 """
 
+import base64
+import hashlib
+import hmac
 import json
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -66,7 +75,38 @@ def inside(base, path):
     return full
 
 
+def _openssl(args, data, env=None):
+    try:
+        return subprocess.run(['openssl'] + args, input=data, check=True,
+                              capture_output=True, env=env).stdout
+    except (OSError, subprocess.CalledProcessError):
+        raise SystemExit('openssl %s failed: the sealed secrets are not for '
+                         "this host's key (%s)" % (args[0], DATA['key_file']))
+
+
+def unseal(envelope):
+    """The secret files and variables sealed to this host's key."""
+    env = json.loads(envelope)
+    keys = _openssl(['pkeyutl', '-decrypt', '-inkey', DATA['key_file'],
+                     '-pkeyopt', 'rsa_padding_mode:oaep',
+                     '-pkeyopt', 'rsa_oaep_md:sha256',
+                     '-pkeyopt', 'rsa_mgf1_md:sha256'],
+                    base64.b64decode(env['key']))
+    ct = base64.b64decode(env['ct'])
+    mac = hmac.new(keys[32:], ct, hashlib.sha256).hexdigest()
+    if len(keys) != 64 or not hmac.compare_digest(mac, env['mac']):
+        raise SystemExit('the sealed secrets were altered')
+    # The passphrase goes through the environment: arguments are public.
+    plain = _openssl(['enc', '-d', '-aes-256-cbc', '-pbkdf2', '-md', 'sha256',
+                      '-iter', '10000', '-pass', 'env:HEAT_K8S_PASSPHRASE'],
+                     ct, env=dict(os.environ,
+                                  HEAT_K8S_PASSPHRASE=keys[:32].hex()))
+    return json.loads(plain)
+
+
 def main():
+    if DATA.get('sealed'):
+        DATA.update(unseal(DATA['sealed']))
     base = DATA['dir']
     os.makedirs(base, mode=0o755, exist_ok=True)
     os.makedirs(os.path.join(base, 'secret-files'), mode=0o700,

@@ -1,0 +1,85 @@
+# Copyright 2026 heat-k8s developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""templates/services/docker/write-files.py on a host: the sealed secrets
+open with the host's key through the openssl command (run for real)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from heat_k8s import envelope
+
+SCRIPT = os.path.join(os.path.dirname(__file__), '..', '..', 'templates',
+                      'services', 'docker', 'write-files.py')
+SERVER_KEY = os.path.join(os.path.dirname(SCRIPT), '..', '..', 'hosts',
+                          'server-key.sh')
+
+
+def _run(tmp_path, **data):
+    data = dict({'dir': str(tmp_path / 'svc'), 'config_files': {},
+                 'secret_files': {}, 'secrets': {}}, **data)
+    with open(SCRIPT) as f:
+        script = f.read().replace('@DATA@', json.dumps(data))
+    return subprocess.run([sys.executable, '-c', script],
+                          capture_output=True, text=True)
+
+
+@pytest.fixture(scope='module')
+def host_key(tmp_path_factory):
+    """(key file, public key PEM) as the host's key deployment makes them."""
+    root = tmp_path_factory.mktemp('host')
+    key_file = str(root / 'server-key.pem')
+    out = root / 'outputs.public_key'   # the script hook's output file
+    subprocess.run(['sh', SERVER_KEY], check=True, env=dict(
+        os.environ, key_file=key_file, heat_outputs_path=str(root /
+                                                            'outputs')))
+    return key_file, out.read_text()
+
+
+def test_the_host_opens_its_sealed_secrets(tmp_path, host_key):
+    key_file, public = host_key
+    assert oct(os.stat(key_file).st_mode & 0o777) == '0o600'
+    sealed = envelope.seal(public, {
+        'secret_files': {'/etc/app/app.conf': 'password = pässword\n'},
+        'secrets': {'DB_PASSWORD': 'hunter2'}})
+    result = _run(tmp_path, key_file=key_file, sealed=sealed)
+    assert result.returncode == 0, result.stderr
+    svc = tmp_path / 'svc'
+    assert (svc / 'secrets.env').read_text() == 'DB_PASSWORD=hunter2\n'
+    conf = svc / 'secret-files' / 'etc' / 'app' / 'app.conf'
+    assert conf.read_text() == 'password = pässword\n'
+    assert oct(conf.stat().st_mode & 0o777) == '0o600'
+    assert 'hunter2' not in result.stdout + result.stderr
+
+
+def test_another_hosts_envelope_or_an_altered_one_fails(tmp_path, host_key):
+    key_file, public = host_key
+    other = subprocess.run(
+        ['openssl', 'genpkey', '-algorithm', 'RSA', '-pkeyopt',
+         'rsa_keygen_bits:2048'], capture_output=True, check=True).stdout
+    other_public = subprocess.run(['openssl', 'pkey', '-pubout'],
+                                  input=other, capture_output=True,
+                                  check=True).stdout.decode()
+    theirs = envelope.seal(other_public, {'secrets': {'A': 'b'}})
+    result = _run(tmp_path, key_file=key_file, sealed=theirs)
+    assert result.returncode != 0
+    assert "not for this host's key" in result.stderr
+    altered = json.loads(envelope.seal(public, {'secrets': {'A': 'b'}}))
+    altered['mac'] = '0' * 64
+    result = _run(tmp_path, key_file=key_file, sealed=json.dumps(altered))
+    assert 'the sealed secrets were altered' in result.stderr
