@@ -28,6 +28,7 @@ from tests.unit import heat_harness  # first: sets up Heat
 
 import copy
 import filecmp
+import json
 import os
 import subprocess
 import sys
@@ -49,8 +50,9 @@ HOST = os.path.join(REPO, 'templates', 'hosts', 'nova-docker.yaml')
 
 
 def resolve_files(node, base, files):
-    """What heatclient does before sending a template: get_file paths
-    become file: URLs and their contents go into `files`."""
+    """What heatclient does before sending a template: get_file paths and
+    template resource types become file: URLs and their contents (a
+    nested template's resolved in turn) go into `files`."""
     if isinstance(node, dict):
         if list(node) == ['get_file'] and isinstance(node['get_file'], str):
             path = os.path.normpath(os.path.join(base, node['get_file']))
@@ -58,6 +60,13 @@ def resolve_files(node, base, files):
             with open(path) as f:
                 files[url] = f.read()
             return {'get_file': url}
+        if str(node.get('type', '')).endswith('.yaml'):
+            path = os.path.normpath(os.path.join(base, node['type']))
+            with open(path) as f:
+                nested = template_format.parse(f.read())
+            files['file://' + path] = json.dumps(resolve_files(
+                nested, os.path.dirname(path), files))
+            node = dict(node, type='file://' + path)
         return {k: resolve_files(v, base, files) for k, v in node.items()}
     if isinstance(node, list):
         return [resolve_files(v, base, files) for v in node]
