@@ -23,7 +23,9 @@ import json
 from heat.engine import environment
 from heat.engine import stack as heat_stack
 from heat.engine import template as heat_template
+from oslo_config import cfg
 
+from heat_k8s import sealing
 from tests import simulated
 
 SIM = 'sim.heat-k8s.io/'
@@ -152,6 +154,34 @@ class StackLifecycleTest(heat_cluster.ClusterTestCase):
             self.assertNotIn(encoded, text)
         self.assertNotIn('last-applied-configuration',
                          json.dumps(live.metadata.annotations or {}))
+
+    def test_secret_references_open_only_into_the_secret(self):
+        ref = {'get_attr': ['password', 'reference']}
+        stack = self.create(hot({
+            'password': {'type': 'OS::HeatK8s::RandomSecret'},
+            'secret': {'type': 'OS::Kubernetes::Secret', 'properties': {
+                'string_data': {'url': {'list_join': [
+                    '', ['mysql://app:', ref, '@db/app']]}},
+                'data': {'raw': ref},
+                'templates': {'app.conf': 'password = {{ pw }}\n'},
+                'values': {'pw': ref}}}}))
+        self.assertState(stack, 'CREATE', 'COMPLETE')
+        value = sealing.open_text(stack['password'].FnGetAtt('reference'),
+                                  stack.tenant_id,
+                                  cfg.CONF.auth_encryption_key)
+        live = self.core.read_namespaced_secret(
+            stack['secret'].data()['name'], self.ns)
+        decoded = {k: base64.b64decode(v).decode()
+                   for k, v in live.data.items()}
+        self.assertEqual({'url': 'mysql://app:%s@db/app' % value,
+                          'raw': value, 'app.conf': 'password = %s\n' % value},
+                         decoded)
+        kept = [json.dumps(stack['secret']._stored_properties_data),
+                json.dumps([e.resource_properties for e in
+                            self.events(stack)], default=str),
+                json.dumps(stack['password'].data())]
+        for text in kept:
+            self.assertNotIn(value, text)
 
 
 class UpdateTest(heat_cluster.ClusterTestCase):
