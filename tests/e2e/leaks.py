@@ -51,6 +51,17 @@ SECRET_ENV = {'MARIADB_ROOT_PASSWORD': 'database root password',
               'KEYSTONE_DB_PASSWORD': 'keystone database password',
               'OS_BOOTSTRAP_PASSWORD': 'admin password'}
 FERNET_KEY = re.compile(r'fernet-keys[/_](\d+)$')
+# The generated secrets of templates/identity.yaml (at rotation 0) and the
+# admin password: each must be found where it belongs, or the search read
+# nothing.
+IDENTITY_NEEDLES = {'admin password', 'database root password',
+                    'keystone database password', 'Fernet key keystone/0',
+                    'Fernet key keystone/1', 'Fernet key keystone-bootstrap/0'}
+HEAT_SOURCES = {'stack show', 'stack template show', 'stack environment show',
+                'stack file list', 'stack output show', 'stack resource show',
+                'stack resource metadata', 'event list', 'stack event show',
+                'stack export', EXPORT_PARAMETERS,
+                'stack create --dry-run', 'heat-engine.log', 'heat-api.log'}
 
 Place = collections.namedtuple('Place', 'source detail text')
 

@@ -467,19 +467,6 @@ def issue_token(localcloud, out):
     return json.loads(result.stdout)
 
 
-# The generated secrets of templates/identity.yaml (at rotation 0) and the
-# admin password: each must be found where it belongs, or the search read
-# nothing.
-IDENTITY_NEEDLES = {'admin password', 'database root password',
-                    'keystone database password', 'Fernet key keystone/0',
-                    'Fernet key keystone/1', 'Fernet key keystone-bootstrap/0'}
-HEAT_SOURCES = {'stack show', 'stack template show', 'stack environment show',
-                'stack file list', 'stack output show', 'stack resource show',
-                'stack resource metadata', 'event list', 'stack event show',
-                'stack export', leaks.EXPORT_PARAMETERS,
-                'stack create --dry-run', 'heat-engine.log', 'heat-api.log'}
-
-
 def test_kubernetes_no_secret_value_outside_its_secret(localcloud,
                                                        kube_identity, kube):
     """Every text a user or an operator reads, searched for the stack's
@@ -499,8 +486,8 @@ def test_kubernetes_no_secret_value_outside_its_secret(localcloud,
     print('kubernetes: %d places read in %.1fs' % (
         len(places), time.monotonic() - started))
     needles[ADMIN_PASSWORD] = 'admin password'
-    assert set(needles.values()) == IDENTITY_NEEDLES
-    problems = leaks.check(places, needles, HEAT_SOURCES | {
+    assert set(needles.values()) == leaks.IDENTITY_NEEDLES
+    problems = leaks.check(places, needles, leaks.HEAT_SOURCES | {
         'kubectl get', leaks.SECRET_DATA})
     assert not problems, problems
 
@@ -787,44 +774,6 @@ def test_docker_published_configuration(docker_identity):
     [task] = create.values()
     assert task['detach'] is False and task['start_order'] == 0
     assert 'DB_HOST=%s' % DOCKER_HOST_ADDRESS in task['environment']
-
-
-def test_docker_secrets_only_in_the_files_deployments(localcloud,
-                                                      docker_identity):
-    deployments = docker_identity['metadata']['deployments']
-    secrets = {ADMIN_PASSWORD}
-    for d in deployments:
-        if d['group'] == 'script':
-            data = script_data(d)
-            secrets |= {str(v) for v in data['secrets'].values()}
-            secrets |= {password for content in data['secret_files'].values()
-                        for password in re.findall(r'://\w+:([^@]+)@',
-                                                   content)}
-            secrets |= {v.strip() for k, v in data['secret_files'].items()
-                        if '/fernet-keys/' in k}
-    # The admin password, the two generated database passwords (root's and
-    # keystone's), the API's two Fernet keys and keystone-bootstrap's own.
-    assert len(secrets) == 6, len(secrets)
-    for d in deployments:
-        if d['group'] != 'docker-cmd':
-            continue
-        published = json.dumps(d)
-        for secret in secrets:
-            assert secret not in published, d['name']
-        for container in d['config'].values():
-            if container.get('action') != 'exec':
-                assert container['env_file'].endswith('/secrets.env')
-    # The admin password is in the bootstrap task's env file only.
-    holders = [d['name'] for d in deployments
-               if ADMIN_PASSWORD in json.dumps(d)]
-    assert holders == [docker_identity['prefix'] +
-                       'keystone-bootstrap-1-files']
-    shown = localcloud.run('openstack', 'stack', 'show', '-f', 'json',
-                           docker_identity['stack']).stdout
-    out = json.dumps(outputs(localcloud, docker_identity['stack']))
-    for secret in secrets:
-        assert secret not in shown
-        assert secret not in out
 
 
 def test_docker_reconfigure_replaces_only_what_changed(localcloud,
