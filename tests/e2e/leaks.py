@@ -159,19 +159,26 @@ def where(places, needles):
     """{(source, detail): {needle name: masked context}} of every hit."""
     hits = {}
     for place in places:
-        for value, name in needles.items():
-            at = place.text.find(value)
-            if at >= 0:
-                hits.setdefault((place.source, place.detail), {})[name] = (
-                    masked(place.text[max(0, at - CONTEXT):
-                                      at + len(value) + CONTEXT], needles))
+        names = {name for value, name in needles.items()
+                 if value in place.text}
+        if names:
+            shown = masked(place.text, needles)
+            hits[(place.source, place.detail)] = {
+                name: around(shown, '<%s>' % name) for name in names}
     return hits
 
 
-def masked(excerpt, needles):
+def masked(content, needles):
     for value, name in sorted(needles.items(), key=lambda n: -len(n[0])):
-        excerpt = excerpt.replace(value, '<%s>' % name)
-    return excerpt.replace('\n', '\\n')
+        content = content.replace(value, '<%s>' % name)
+    return content
+
+
+def around(content, marker):
+    """The text around the first `marker` (needles already masked)."""
+    at = content.index(marker)
+    return content[max(0, at - CONTEXT):at + len(marker) + CONTEXT].replace(
+        '\n', '\\n')
 
 
 def allowed(source, name):
