@@ -28,8 +28,7 @@ import concurrent.futures
 import json
 import os
 import re
-
-from heatclient import exc as heat_exc
+import threading
 
 from tests.e2e import stacks
 
@@ -226,6 +225,7 @@ class Collector(object):
         self.client = stacks.Heat(localcloud).client
         self.pool = concurrent.futures.ThreadPoolExecutor(workers)
         self.types = {}
+        self.lock = threading.Lock()
 
     def map(self, fn, items):
         return list(self.pool.map(lambda item: fn(*item), items))
@@ -309,6 +309,11 @@ class Collector(object):
     def attribute_names(self, resource):
         """Its type's attributes; a provider's are its nested outputs."""
         names = set(self.type_attributes(resource.resource_type))
+        if resource.resource_type in DEPLOYMENT_TYPES:
+            # Its `show` is `software deployment show` (read as a place of
+            # its own); resolved in several resource shows at once it
+            # stalled this cloud's two engines past the RPC timeout.
+            names.discard('show')
         nested = [link['href'] for link in resource.links
                   if link['rel'] == 'nested']
         if nested and resource.physical_resource_id:
@@ -318,14 +323,17 @@ class Collector(object):
         return sorted(names)
 
     def type_attributes(self, type_name):
-        if type_name not in self.types:
-            try:
+        with self.lock:
+            if not self.types:
+                # Only the registered types: an environment's alias of a
+                # provider template is not one (its attributes are its
+                # outputs), and asking would log a traceback in the engine.
+                self.types = {t.resource_type: None for t in
+                              self.client.resource_types.list()}
+            if type_name in self.types and self.types[type_name] is None:
                 self.types[type_name] = list(self.client.resource_types.get(
                     type_name).get('attributes', {}))
-            except heat_exc.HTTPNotFound:
-                # An environment's alias of a provider template.
-                self.types[type_name] = []
-        return self.types[type_name]
+            return self.types.get(type_name) or []
 
     def deployment_places(self, detail, deployment_id):
         deployment = self.client.software_deployments.get(deployment_id)
