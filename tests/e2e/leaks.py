@@ -38,6 +38,10 @@ HEAT_LOGS = ('heat-engine.log', 'heat-api.log')
 DEPLOYMENT_TYPES = ('OS::Heat::SoftwareDeployment',
                     'OS::Heat::StructuredDeployment')
 SERVER_TYPES = ('OS::Heat::DeployedServer', 'OS::Nova::Server')
+SOFTWARE_TYPES = DEPLOYMENT_TYPES + (
+    'OS::Heat::SoftwareConfig', 'OS::Heat::StructuredConfig',
+    'OS::Heat::SoftwareComponent', 'OS::Heat::MultipartConfig',
+    'OS::Heat::CloudConfig', 'OS::Heat::DeployedServer')
 # Where a secret value belongs: the Kubernetes Secret, the files the
 # containers read; and, for a top-level hidden parameter, Heat's own
 # export (that is how export and abandon recreate a stack).
@@ -244,8 +248,16 @@ class Collector(object):
             places += found
         resources = [(sid, r) for sid in ids
                      for r in self.client.resources.list(sid)]
-        for found in self.map(self.resource_places, resources):
+        for found in self.map(self.resource_places, [
+                (sid, r) for sid, r in resources
+                if r.resource_type not in SOFTWARE_TYPES]):
             places += found
+        # One at a time: their `show` is an engine-to-engine call, and a
+        # few such resource shows at once stalled this cloud's two engines
+        # past the RPC timeout.
+        for sid, r in resources:
+            if r.resource_type in SOFTWARE_TYPES:
+                places += self.resource_places(sid, r)
         events = [(sid, e) for sid in ids
                   for e in self.client.events.list(sid)]
         places += self.map(self.event_show, events)
@@ -309,11 +321,6 @@ class Collector(object):
     def attribute_names(self, resource):
         """Its type's attributes; a provider's are its nested outputs."""
         names = set(self.type_attributes(resource.resource_type))
-        if resource.resource_type in DEPLOYMENT_TYPES:
-            # Its `show` is `software deployment show` (read as a place of
-            # its own); resolved in several resource shows at once it
-            # stalled this cloud's two engines past the RPC timeout.
-            names.discard('show')
         nested = [link['href'] for link in resource.links
                   if link['rel'] == 'nested']
         if nested and resource.physical_resource_id:
