@@ -33,6 +33,7 @@ import uuid
 
 import pytest
 
+from tests.e2e import leaks
 from tests.e2e import probe
 from tests.e2e import stacks
 from tests.functional import cloud
@@ -94,14 +95,20 @@ def leftovers(localcloud, stack, prefix):
             'files': files, 'volumes': volumes}
 
 
-def create(localcloud, name, template, params, envs=DOCKER_ENVS):
-    args = ['openstack', 'stack', 'create', '-t', template,
-            '--timeout', str(TIMEOUT // 60)]
+def create_args(template, params, envs=DOCKER_ENVS):
+    """`stack create`'s template, environment and parameter arguments."""
+    args = ['-t', template]
     for env in envs:
         args += ['-e', env]
     for key, value in params.items():
         args += ['--parameter', '%s=%s' % (key, value)]
-    localcloud.run(*(args + [name]))
+    return args
+
+
+def create(localcloud, name, template, params, envs=DOCKER_ENVS):
+    localcloud.run('openstack', 'stack', 'create', '--timeout',
+                   str(TIMEOUT // 60), *create_args(template, params, envs),
+                   name)
 
 
 def start_agent(localcloud, name):
@@ -145,10 +152,12 @@ def images(localcloud):
 def identity(localcloud, images):
     suffix = uuid.uuid4().hex[:6]
     info = {'stack': 'dh-identity-' + suffix, 'prefix': 'dh%s-' % suffix}
+    params = {'admin_password': ADMIN_PASSWORD, 'prefix': info['prefix']}
+    info['create_args'] = create_args(IDENTITY, params)
+    info['log_offsets'] = leaks.log_offsets(localcloud)
     started = time.monotonic()
     try:
-        create(localcloud, info['stack'], IDENTITY, {
-            'admin_password': ADMIN_PASSWORD, 'prefix': info['prefix']})
+        create(localcloud, info['stack'], IDENTITY, params)
         start_agent(localcloud, info['stack'])
         info['created'] = wait(localcloud, info['stack'], 'CREATE')
         info['started'] = started
@@ -199,6 +208,33 @@ def test_keystone_answers_on_the_docker_host(localcloud, identity):
         # podman says exited or stopped, depending on when it looked.
         assert state[0] in ('exited', 'stopped') and state[1] == '0', (
             name, state)
+
+
+def test_docker_no_secret_value_outside_its_files(localcloud, identity):
+    """Every text a user or an operator reads, the agent's log included,
+    searched for the stack's secret values: only the files the containers
+    read hold them (and Heat's export the admin password, a top-level
+    hidden parameter)."""
+    p, stack = identity['prefix'], identity['stack']
+    started = time.monotonic()
+    collector = leaks.Collector(localcloud)
+    try:
+        places = (collector.heat(stack, identity['create_args']) +
+                  collector.logs(identity['log_offsets'], [
+                      docker_host.process_name(stack) + '.log']) +
+                  collector.host(STATE_DIR, p))
+    finally:
+        collector.close()
+    print('docker: %d places read in %.1fs' % (
+        len(places), time.monotonic() - started))
+    needles = leaks.host_needles(STATE_DIR, p)
+    needles[ADMIN_PASSWORD] = 'admin password'
+    assert set(needles.values()) == leaks.IDENTITY_NEEDLES
+    problems = leaks.check(places, needles, leaks.HEAT_SOURCES | {
+        'software config show', 'software deployment show',
+        'software deployment metadata show', 'docker host agent log',
+        leaks.HOST_SECRET_FILE})
+    assert not problems, problems
 
 
 def test_a_version_change_on_one_host_has_a_measured_gap(localcloud,
