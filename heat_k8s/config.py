@@ -84,6 +84,15 @@ kubernetes_opts = [
         min=1,
         help='Timeout in seconds of one request to the Kubernetes API.'),
     cfg.IntOpt(
+        'endpoint_cache_seconds',
+        default=300,
+        min=0,
+        help='How long heat-engine remembers a Kubernetes API endpoint it '
+             'found in the Keystone catalog or from Magnum, per Keystone, '
+             'project, region, interface and cluster, so that each resource '
+             'does not look it up again. A moved endpoint is used after at '
+             'most this many seconds. 0 looks it up for every resource.'),
+    cfg.IntOpt(
         'poll_interval_max',
         default=20,
         min=1,
