@@ -72,11 +72,15 @@ def label_selector(selector):
 class Kube:
     """Requests against one API endpoint with one set of credentials."""
 
-    def __init__(self, api_client, field_manager='heat', timeout=30):
+    def __init__(self, api_client, field_manager='heat', timeout=30,
+                 token=None):
         self.api = api_client
         self.endpoint = api_client.configuration.host
         self.field_manager = field_manager
         self.timeout = timeout
+        # () -> this caller's bearer token; None: the client's own
+        # credentials (a kubeconfig).
+        self.token = token
 
     def request(self, method, path, query=None, body=None,
                 content_type='application/json', secrets=()):
@@ -85,19 +89,32 @@ class Kube:
         text = self._checked_text(response, secrets)
         return json.loads(text) if text else {}
 
-    def _send(self, method, path, query, body=None,
-              content_type='application/json', timeout=None):
+    def prepared(self, method, path, query=None, body=None,
+                 content_type='application/json'):
+        """(method, url, headers, body) of a request, as it will be sent."""
         headers = {'Accept': 'application/json'}
+        auth_settings = ['BearerToken']
+        if self.token is not None:
+            # On the request, never on the client: one client (and its
+            # connection pool) serves every caller of an endpoint.
+            headers['authorization'] = 'Bearer ' + self.token()
+            auth_settings = []
         if body is not None:
             # The client serialises dict bodies as JSON for JSON and
             # structured YAML (apply-patch+yaml) content types alike.
             headers['Content-Type'] = content_type
         method, url, headers, body, _ = self.api.param_serialize(
             method, path, query_params=query or [], header_params=headers,
-            body=body, auth_settings=['BearerToken'])
+            body=body, auth_settings=auth_settings)
+        return method, url, headers, body
+
+    def _send(self, method, path, query, body=None,
+              content_type='application/json', timeout=None):
+        method, url, headers, body = self.prepared(method, path, query, body,
+                                                   content_type)
         try:
-            return self.api.call_api(method, url, headers, body,
-                                     _request_timeout=timeout)
+            response = self.api.call_api(method, url, headers, body,
+                                         _request_timeout=timeout)
         except k8s_exceptions.ApiException as exc:
             # Raised before any response, e.g. TLS failures: no body.
             raise ApiError(0, 'Unreachable',
@@ -107,6 +124,9 @@ class Kube:
             raise ApiError(0, 'Unreachable',
                            'Kubernetes API %s unreachable: %s' % (
                                self.endpoint, exc)) from None
+        if response.status == 401 and hasattr(self.token, 'refused'):
+            self.token.refused()
+        return response
 
     @staticmethod
     def _checked_text(response, secrets=()):

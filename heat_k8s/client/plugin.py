@@ -22,6 +22,7 @@ catalog answered, and a trust's token, are remembered across contexts
 (heat_k8s.client.memory), so each resource does not ask Keystone again.
 """
 
+import threading
 import weakref
 
 from heat.common import exception
@@ -47,6 +48,14 @@ TOKEN_MARGIN = 120
 # is, and each trust's current token.
 _endpoints = memory.Expiring()
 _trust_tokens = memory.Expiring()
+
+# One ApiClient, and so one connection pool, per endpoint and TLS settings,
+# shared by every context: tokens go on each request (kube.Kube.token).
+_api_clients = {}
+_api_clients_lock = threading.Lock()
+# Connections kept per pool: as many checks as an engine worker runs at
+# once (oslo.messaging's executor_thread_pool_size default).
+POOL_SIZE = 64
 
 
 class BearerToken:
@@ -102,11 +111,17 @@ def _token_margin():
                CONF.kubernetes.request_timeout)
 
 
-def _token_hook(token):
-    """A refresh hook that puts a current token on each request."""
-    def refresh(configuration):
-        configuration.api_key['authorization'] = token()
-    return refresh
+def _shared_api(configuration):
+    """The process's ApiClient for this endpoint and TLS settings."""
+    key = (configuration.host, configuration.verify_ssl,
+           configuration.ssl_ca_cert, configuration.ca_cert_data,
+           configuration.cert_file, configuration.key_file)
+    with _api_clients_lock:
+        api = _api_clients.get(key)
+        if api is None:
+            configuration.connection_pool_maxsize = POOL_SIZE
+            api = _api_clients[key] = k8s_client.ApiClient(configuration)
+        return api
 
 
 class KubernetesClientPlugin(client_plugin.ClientPlugin):
@@ -137,10 +152,14 @@ class KubernetesClientPlugin(client_plugin.ClientPlugin):
         """
         cluster = cluster or None
         if cluster not in self._kubes:
-            api = k8s_client.ApiClient(self._configuration(cluster))
+            conf = self._configuration(cluster)
+            if CONF.kubernetes.kubeconfig:
+                api, token = k8s_client.ApiClient(conf), None
+            else:
+                api, token = _shared_api(conf), BearerToken(self.context)
             self._kubes[cluster] = kube.Kube(
                 api, field_manager=CONF.kubernetes.field_manager,
-                timeout=CONF.kubernetes.request_timeout)
+                timeout=CONF.kubernetes.request_timeout, token=token)
         return self._kubes[cluster]
 
     def _configuration(self, cluster):
@@ -160,10 +179,6 @@ class KubernetesClientPlugin(client_plugin.ClientPlugin):
         conf.ca_cert_data = ca_data
         conf.cert_file = self._get_client_option(CLIENT_NAME, 'cert_file')
         conf.key_file = self._get_client_option(CLIENT_NAME, 'key_file')
-        # The key must exist for the client to send it; the hook fills it.
-        conf.api_key = {'authorization': ''}
-        conf.api_key_prefix = {'authorization': 'Bearer'}
-        conf.refresh_api_key_hook = _token_hook(BearerToken(self.context))
         return conf
 
     def _endpoint(self, cluster):

@@ -67,15 +67,14 @@ class PluginTestCase(heat_harness.KubernetesTestCase):
             self.useFixture(fixtures.MonkeyPatch(
                 'heat_k8s.client.plugin.' + name,
                 memory.Expiring(self.clock)))
+        self.useFixture(fixtures.MonkeyPatch(
+            'heat_k8s.client.plugin._api_clients', {}))
         self.ctx = utils.dummy_context()
         self.plugin = self.ctx.clients.client_plugin('kubernetes')
 
     def _headers(self, kube_client):
         """The headers a request of this client would carry."""
-        _m, _u, headers, _b, _p = kube_client.api.param_serialize(
-            'GET', '/api/v1/namespaces', header_params={},
-            auth_settings=['BearerToken'])
-        return headers
+        return kube_client.prepared('GET', '/api/v1/namespaces')[2]
 
 
 class ClientPluginTest(PluginTestCase):
@@ -336,3 +335,72 @@ class KeystoneMemoryTest(PluginTestCase):
         self.assertEqual('trust-token-2', token())
         self.assertEqual('trust-token-2',
                          client.BearerToken(self._trust_context())())
+
+
+class SharedPoolTest(PluginTestCase):
+    """One ApiClient (one connection pool) per endpoint and TLS settings,
+    shared by every context; each request carries its caller's token."""
+
+    def setUp(self):
+        super().setUp()
+        self.contexts = []
+
+    def _kube(self, token, project='p1'):
+        ctx = utils.dummy_context(tenant_id=project)
+        ctx.auth_token = token
+        ctx.reload_auth_plugin()
+        self.contexts.append(ctx)  # a client refers to its context weakly
+        return ctx.clients.client_plugin('kubernetes').client()
+
+    def test_two_users_share_one_pool_each_with_own_token(self):
+        alice, bob = self._kube('token-alice'), self._kube('token-bob', 'p2')
+        self.assertIs(alice.api, bob.api)
+        self.assertIs(alice.api.rest_client.pool_manager,
+                      bob.api.rest_client.pool_manager)
+        # Interleaved, as concurrent checks of two stacks would send them.
+        sent = [kube_client.prepared('GET', '/api/v1/namespaces')[2][
+            'authorization'] for kube_client in (alice, bob, alice, bob)]
+        self.assertEqual(['Bearer token-alice', 'Bearer token-bob'] * 2,
+                         sent)
+        # Nothing of either token is left on the shared client.
+        conf = alice.api.configuration
+        self.assertEqual({}, conf.api_key)
+        self.assertIsNone(conf.refresh_api_key_hook)
+        self.assertNotIn('authorization',
+                         {k.lower() for k in alice.api.default_headers})
+
+    def test_other_tls_settings_get_another_pool(self):
+        plain = self._kube('t')
+        cfg.CONF.set_override('ca_file', '/etc/k8s/ca.pem',
+                              group='clients_kubernetes')
+        with_ca = self._kube('t')
+        cfg.CONF.set_override('insecure', True, group='clients_kubernetes')
+        insecure = self._kube('t')
+        self.assertEqual(3, len({id(k.api) for k in (plain, with_ca,
+                                                     insecure)}))
+        self.assertIs(insecure.api, self._kube('u').api)
+
+    def test_a_refused_token_is_reported_to_its_source(self):
+        refused = []
+
+        class Token:
+            def __call__(self):
+                return 'expired'
+
+            def refused(self):
+                refused.append(True)
+
+        class Answer:
+            status = 401
+
+        class Api:
+            configuration = types.SimpleNamespace(host=heat_harness.API_URL)
+
+            def param_serialize(self, method, path, **kwargs):
+                return method, path, kwargs['header_params'], None, None
+
+            def call_api(self, *args, **kwargs):
+                return Answer()
+
+        kube.Kube(Api(), token=Token())._send('GET', '/api/v1', None)
+        self.assertEqual([True], refused)
