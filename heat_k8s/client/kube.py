@@ -38,6 +38,10 @@ APPLY_PATCH = 'application/apply-patch+yaml'
 SERVICE_NAME_LABEL = 'kubernetes.io/service-name'
 DEFAULT_CLASS_ANNOTATION = 'storageclass.kubernetes.io/is-default-class'
 
+# A resourceVersion no object has (etcd's revisions never come near it):
+# an apply carrying it creates the object, or fails if the name is taken.
+UNTAKEN_VERSION = str(2 ** 63 - 1)
+
 # (endpoint, apiVersion) -> {kind: kinds.Kind}; shared by all clients
 _discovery = {}
 _discovery_lock = threading.Lock()
@@ -67,6 +71,14 @@ def label_selector(selector):
         elif op == 'DoesNotExist':
             terms.append('!' + key)
     return ','.join(terms) or None
+
+
+def create_only(manifest):
+    """A copy of manifest whose server-side apply creates the object, and
+    fails with 409 Conflict when an object already holds the name (the
+    resourceVersion precondition, which the API ignores for a create)."""
+    return dict(manifest, metadata=dict(manifest['metadata'],
+                                        resourceVersion=UNTAKEN_VERSION))
 
 
 class Kube:

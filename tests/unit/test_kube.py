@@ -66,6 +66,21 @@ class LabelSelectorTest(testtools.TestCase):
         self.assertIsNone(kube.label_selector({'matchLabels': {}}))
 
 
+class CreateOnlyTest(testtools.TestCase):
+
+    def test_a_version_no_object_has_on_a_copy(self):
+        manifest = {'apiVersion': 'v1', 'kind': 'ConfigMap',
+                    'metadata': {'name': 'c', 'labels': {'a': 'b'}},
+                    'data': {'k': 'v'}}
+        before = json.dumps(manifest, sort_keys=True)
+        created = kube.create_only(manifest)
+        self.assertEqual(str(2 ** 63 - 1),
+                         created['metadata']['resourceVersion'])
+        self.assertEqual({'a': 'b'}, created['metadata']['labels'])
+        self.assertEqual({'k': 'v'}, created['data'])
+        self.assertEqual(before, json.dumps(manifest, sort_keys=True))
+
+
 class PathTest(testtools.TestCase):
 
     def test_core_and_group_paths(self):
