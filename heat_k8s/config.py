@@ -114,8 +114,8 @@ kubernetes_opts = [
         min=0,
         help='While an object is not ready yet, watch it for up to this '
              'many seconds at each poll, so that readiness is noticed as it '
-             'happens rather than at the next poll (kinds whose readiness '
-             'depends on other objects, such as Services, are polled). A '
+             'happens rather than at the next poll (a Service is watched '
+             'through its EndpointSlices, which decide its readiness). A '
              'watch holds an engine thread, and a stack cancel waits for it '
              'to end. 0 disables watching.'),
     cfg.IntOpt(

@@ -270,13 +270,45 @@ class Kube:
         object again. An unreachable API raises ApiError, as a read does.
         """
         meta = obj['metadata']
-        path = self.path(obj['apiVersion'], obj['kind'],
-                         meta.get('namespace'))
+        for kind, item in self._changes(
+                obj['apiVersion'], obj['kind'], meta.get('namespace'),
+                ('fieldSelector', 'metadata.name=' + meta['name']),
+                meta['resourceVersion'], seconds):
+            if kind == 'DELETED':
+                yield None
+                return
+            yield item
+
+    def watch_endpoints(self, service, seconds):
+        """Yield the Service, read anew, each time one of its EndpointSlices
+        changes, for at most `seconds`; None once the Service is gone.
+
+        A Service is ready when its endpoints are, and its own watch would
+        not show them. Watched from the Service's resourceVersion, which
+        orders every object's changes alike: no change is missed since it
+        was read. Ends as watch() does.
+        """
+        meta = service['metadata']
+        for _change in self._changes(
+                'discovery.k8s.io/v1', 'EndpointSlice', meta.get('namespace'),
+                ('labelSelector', '%s=%s' % (SERVICE_NAME_LABEL,
+                                             meta['name'])),
+                meta['resourceVersion'], seconds):
+            current = self.get(service['apiVersion'], service['kind'],
+                               meta['name'], meta.get('namespace'))
+            yield current
+            if current is None:
+                return
+
+    def _changes(self, api_version, kind, namespace, selector,
+                 resource_version, seconds):
+        """(event type, object) of the objects a selector picks, as they
+        change, from resource_version for at most `seconds`."""
+        path = self.path(api_version, kind, namespace)
 
         def request(watch, _preload_content, resource_version,
                     timeout_seconds):
-            query = [('watch', 'true'),
-                     ('fieldSelector', 'metadata.name=' + meta['name']),
+            query = [('watch', 'true'), selector,
                      ('resourceVersion', resource_version),
                      ('timeoutSeconds', str(timeout_seconds))]
             # Reads wait for the next change: allow the whole watch.
@@ -290,24 +322,21 @@ class Kube:
         # With timeout_seconds the library neither retries nor resumes; it
         # raises ApiException on an ERROR event (e.g. 410 Expired).
         events = k8s_watch.Watch().stream(
-            request, resource_version=meta['resourceVersion'],
+            request, resource_version=resource_version,
             timeout_seconds=max(1, int(seconds)))
         try:
             for event in events:
-                kind = (event or {}).get('type')  # None: not JSON
-                if kind == 'DELETED':
-                    yield None
-                    return
-                if kind in ('ADDED', 'MODIFIED'):
+                event_type = (event or {}).get('type')  # None: not JSON
+                if event_type in ('ADDED', 'MODIFIED', 'DELETED'):
                     item = event['raw_object']
-                    item.setdefault('apiVersion', obj['apiVersion'])
-                    item.setdefault('kind', obj['kind'])
-                    yield item
+                    item.setdefault('apiVersion', api_version)
+                    item.setdefault('kind', kind)
+                    yield event_type, item
         except errors.ApiError:
             raise  # the API unreachable: retried as a failed read is
         except (k8s_exceptions.ApiException, urllib3_exceptions.HTTPError,
                 OSError) as exc:
-            LOG.info('Watch of %s %s ended: %s', obj['kind'], meta['name'],
+            LOG.info('Watch of %s %s ended: %s', kind, selector[1],
                      getattr(exc, 'reason', None) or exc)
         finally:
             # Releases a finished connection, closes one with unread events.
@@ -387,6 +416,20 @@ class Kube:
         'endpointslices': endpointslices_for,
         'storageclass': storageclass_for,
     }
+
+    # Related objects that decide readiness and change as it comes, watched
+    # instead of the object; other kinds watch themselves (a claim's
+    # StorageClass never changes, the claim does).
+    WATCHERS = {'endpointslices': watch_endpoints}
+
+    @classmethod
+    def watcher_for(cls, deciding):
+        """Name of the method that watches what makes an object ready,
+        given the related objects that decide it."""
+        for name in sorted(deciding):
+            if name in cls.WATCHERS:
+                return cls.WATCHERS[name].__name__
+        return cls.watch.__name__
 
     def related(self, obj, names):
         """{name: fetched objects} for the related objects a kind declares."""

@@ -23,9 +23,12 @@ from tests.functional import heat_cluster  # first: sets up Heat
 # isort: split
 
 import collections
+import threading
+import time
 import urllib.parse
 
 import fixtures
+import kubernetes
 
 from heat_k8s.client import kube as kube_mod
 from tests import simulated
@@ -104,3 +107,38 @@ class RequestCountTest(heat_cluster.ClusterTestCase):
         # Written and ready at once: the create-only apply is all.
         self.assertEqual(['PATCH configmaps'], self.sent['config'])
         self.assertEqual(['PATCH secrets'], self.sent['password'])
+
+    def test_a_service_notices_its_endpoints_by_watch(self):
+        tmpl = template()
+        db = tmpl['resources']['db']['properties']
+        service = dict(tmpl['resources']['db_service'])
+        del service['depends_on']
+        tmpl['resources'] = {'db_service': service}
+        # Its pods come a second after the Service, from outside the stack.
+        deployment = {'metadata': {'name': db['name']}, 'spec': db['spec']}
+        threading.Timer(1, self.apps.create_namespaced_deployment,
+                        (self.ns, deployment)).start()
+        ready_at = []
+        watcher = threading.Thread(target=self._note_ready_endpoints,
+                                   args=(ready_at,), daemon=True)
+        watcher.start()
+        stack = self.create(tmpl)
+        done_at = time.monotonic()
+        self.assertState(stack, 'CREATE', 'COMPLETE')
+        watcher.join(10)
+        print('\nService complete %.2f s after its endpoints were ready; '
+              'its requests: %s' % (done_at - ready_at[0],
+                                    ', '.join(self.sent['db_service'])))
+        self.assertIn('WATCH endpointslices', self.sent['db_service'])
+
+    def _note_ready_endpoints(self, ready_at):
+        """Note when the Service first has a ready endpoint."""
+        discovery = kubernetes.client.DiscoveryV1Api(self.api)
+        for event in kubernetes.watch.Watch().stream(
+                discovery.list_namespaced_endpoint_slice, self.ns,
+                label_selector='kubernetes.io/service-name=' +
+                NAMES['db_service'], timeout_seconds=60):
+            if any(e.conditions.ready
+                   for e in event['object'].endpoints or []):
+                ready_at.append(time.monotonic())
+                return
