@@ -84,6 +84,15 @@ kubernetes_opts = [
         min=1,
         help='Timeout in seconds of one request to the Kubernetes API.'),
     cfg.IntOpt(
+        'endpoint_cache_seconds',
+        default=300,
+        min=0,
+        help='How long heat-engine remembers a Kubernetes API endpoint it '
+             'found in the Keystone catalog or from Magnum, per Keystone, '
+             'project, region, interface and cluster, so that each resource '
+             'does not look it up again. A moved endpoint is used after at '
+             'most this many seconds. 0 looks it up for every resource.'),
+    cfg.IntOpt(
         'poll_interval_max',
         default=20,
         min=1,
@@ -105,8 +114,8 @@ kubernetes_opts = [
         min=0,
         help='While an object is not ready yet, watch it for up to this '
              'many seconds at each poll, so that readiness is noticed as it '
-             'happens rather than at the next poll (kinds whose readiness '
-             'depends on other objects, such as Services, are polled). A '
+             'happens rather than at the next poll (a Service is watched '
+             'through its EndpointSlices, which decide its readiness). A '
              'watch holds an engine thread, and a stack cancel waits for it '
              'to end. 0 disables watching.'),
     cfg.IntOpt(

@@ -23,20 +23,24 @@ never Secret values.
 import json
 import threading
 
-from kubernetes import watch as k8s_watch
 from kubernetes.client import exceptions as k8s_exceptions
 from oslo_log import log as logging
 from urllib3 import exceptions as urllib3_exceptions
 
 from heat_k8s import kinds
 from heat_k8s.client import errors
+from heat_k8s.client import watches
 from heat_k8s.kinds import redaction
 
 LOG = logging.getLogger(__name__)
 
 APPLY_PATCH = 'application/apply-patch+yaml'
-SERVICE_NAME_LABEL = 'kubernetes.io/service-name'
+SERVICE_NAME_LABEL = watches.SERVICE_NAME_LABEL
 DEFAULT_CLASS_ANNOTATION = 'storageclass.kubernetes.io/is-default-class'
+
+# A resourceVersion no object has (etcd's revisions never come near it):
+# an apply carrying it creates the object, or fails if the name is taken.
+UNTAKEN_VERSION = str(2 ** 63 - 1)
 
 # (endpoint, apiVersion) -> {kind: kinds.Kind}; shared by all clients
 _discovery = {}
@@ -69,14 +73,26 @@ def label_selector(selector):
     return ','.join(terms) or None
 
 
-class Kube:
+def create_only(manifest):
+    """A copy of manifest whose server-side apply creates the object, and
+    fails with 409 Conflict when an object already holds the name (the
+    resourceVersion precondition, which the API ignores for a create)."""
+    return dict(manifest, metadata=dict(manifest['metadata'],
+                                        resourceVersion=UNTAKEN_VERSION))
+
+
+class Kube(watches.Watches):
     """Requests against one API endpoint with one set of credentials."""
 
-    def __init__(self, api_client, field_manager='heat', timeout=30):
+    def __init__(self, api_client, field_manager='heat', timeout=30,
+                 token=None):
         self.api = api_client
         self.endpoint = api_client.configuration.host
         self.field_manager = field_manager
         self.timeout = timeout
+        # () -> this caller's bearer token; None: the client's own
+        # credentials (a kubeconfig).
+        self.token = token
 
     def request(self, method, path, query=None, body=None,
                 content_type='application/json', secrets=()):
@@ -85,19 +101,32 @@ class Kube:
         text = self._checked_text(response, secrets)
         return json.loads(text) if text else {}
 
-    def _send(self, method, path, query, body=None,
-              content_type='application/json', timeout=None):
+    def prepared(self, method, path, query=None, body=None,
+                 content_type='application/json'):
+        """(method, url, headers, body) of a request, as it will be sent."""
         headers = {'Accept': 'application/json'}
+        auth_settings = ['BearerToken']
+        if self.token is not None:
+            # On the request, never on the client: one client (and its
+            # connection pool) serves every caller of an endpoint.
+            headers['authorization'] = 'Bearer ' + self.token()
+            auth_settings = []
         if body is not None:
             # The client serialises dict bodies as JSON for JSON and
             # structured YAML (apply-patch+yaml) content types alike.
             headers['Content-Type'] = content_type
         method, url, headers, body, _ = self.api.param_serialize(
             method, path, query_params=query or [], header_params=headers,
-            body=body, auth_settings=['BearerToken'])
+            body=body, auth_settings=auth_settings)
+        return method, url, headers, body
+
+    def _send(self, method, path, query, body=None,
+              content_type='application/json', timeout=None):
+        method, url, headers, body = self.prepared(method, path, query, body,
+                                                   content_type)
         try:
-            return self.api.call_api(method, url, headers, body,
-                                     _request_timeout=timeout)
+            response = self.api.call_api(method, url, headers, body,
+                                         _request_timeout=timeout)
         except k8s_exceptions.ApiException as exc:
             # Raised before any response, e.g. TLS failures: no body.
             raise ApiError(0, 'Unreachable',
@@ -107,6 +136,9 @@ class Kube:
             raise ApiError(0, 'Unreachable',
                            'Kubernetes API %s unreachable: %s' % (
                                self.endpoint, exc)) from None
+        if response.status == 401 and hasattr(self.token, 'refused'):
+            self.token.refused()
+        return response
 
     @staticmethod
     def _checked_text(response, secrets=()):
@@ -226,67 +258,6 @@ class Kube:
             item.setdefault('apiVersion', api_version)
             item.setdefault('kind', kind)
         return items
-
-    def watch(self, obj, seconds):
-        """Yield `obj` each time it changes, for at most `seconds`.
-
-        One watch request on this object, from its resourceVersion: the
-        API server sends each change as it happens and ends the watch
-        after timeoutSeconds. Yields None when the object is deleted, then
-        stops. Stops quietly when the watch cannot go on (a version too
-        old to watch from, a dropped connection): the caller reads the
-        object again. An unreachable API raises ApiError, as a read does.
-        """
-        meta = obj['metadata']
-        path = self.path(obj['apiVersion'], obj['kind'],
-                         meta.get('namespace'))
-
-        def request(watch, _preload_content, resource_version,
-                    timeout_seconds):
-            query = [('watch', 'true'),
-                     ('fieldSelector', 'metadata.name=' + meta['name']),
-                     ('resourceVersion', resource_version),
-                     ('timeoutSeconds', str(timeout_seconds))]
-            # Reads wait for the next change: allow the whole watch.
-            response = self._send('GET', path, query, timeout=(
-                self.timeout, seconds + self.timeout))
-            if not 200 <= response.status <= 299:
-                raise k8s_exceptions.ApiException(
-                    status=response.status, reason=self._error_text(response))
-            return response.response
-
-        # With timeout_seconds the library neither retries nor resumes; it
-        # raises ApiException on an ERROR event (e.g. 410 Expired).
-        events = k8s_watch.Watch().stream(
-            request, resource_version=meta['resourceVersion'],
-            timeout_seconds=max(1, int(seconds)))
-        try:
-            for event in events:
-                kind = (event or {}).get('type')  # None: not JSON
-                if kind == 'DELETED':
-                    yield None
-                    return
-                if kind in ('ADDED', 'MODIFIED'):
-                    item = event['raw_object']
-                    item.setdefault('apiVersion', obj['apiVersion'])
-                    item.setdefault('kind', obj['kind'])
-                    yield item
-        except errors.ApiError:
-            raise  # the API unreachable: retried as a failed read is
-        except (k8s_exceptions.ApiException, urllib3_exceptions.HTTPError,
-                OSError) as exc:
-            LOG.info('Watch of %s %s ended: %s', obj['kind'], meta['name'],
-                     getattr(exc, 'reason', None) or exc)
-        finally:
-            # Releases a finished connection, closes one with unread events.
-            events.close()
-
-    def _error_text(self, response):
-        try:
-            self._checked_text(response)
-        except ApiError as exc:
-            return str(exc)
-        return ''
 
     # -- related objects ---------------------------------------------------
 

@@ -17,9 +17,12 @@
 The endpoint comes from [kubernetes] api_url, an operator-named or Magnum
 cluster, or the Keystone catalog; the bearer token is the caller's own
 Keystone token, fetched before every request so that trust-scoped tokens
-Heat uses for long operations are renewed when they expire.
+Heat uses for long operations are renewed when they expire. What the
+catalog answered, and a trust's token, are remembered across contexts
+(heat_k8s.client.memory), so each resource does not ask Keystone again.
 """
 
+import threading
 import weakref
 
 from heat.common import exception
@@ -31,23 +34,94 @@ from oslo_config import cfg
 
 from heat_k8s import config  # noqa: F401  (registers the option groups)
 from heat_k8s.client import kube
+from heat_k8s.client import memory
 
 CLIENT_NAME = 'kubernetes'
 CONF = cfg.CONF
 
 
-def _token_hook(context):
-    """A refresh hook that puts a current Keystone token on each request."""
-    context_ref = weakref.ref(context)
+# A trust's token is shared until this long before it expires, so that a
+# request started with it (a watch is the longest) ends before it does.
+TOKEN_MARGIN = 120
 
-    def refresh(configuration):
-        ctx = context_ref()
+# Across request contexts: what the catalog or Magnum said where a cluster
+# is, and each trust's current token.
+_endpoints = memory.Expiring()
+_trust_tokens = memory.Expiring()
+
+# One ApiClient, and so one connection pool, per endpoint and TLS settings,
+# shared by every context: tokens go on each request (kube.Kube.token).
+_api_clients = {}
+_api_clients_lock = threading.Lock()
+# Connections kept per pool: as many checks as an engine worker runs at
+# once (oslo.messaging's executor_thread_pool_size default).
+POOL_SIZE = 64
+
+
+class BearerToken:
+    """The caller's current Keystone token, for each request of a context.
+
+    A user's context carries the token of the user's request: Heat's token
+    plugins hand it out without asking Keystone. A trust-scoped context
+    (Heat acting for the user later) authenticates as the trustee; its
+    token is shared with every context of the same trust, user and project
+    until shortly before it expires.
+    """
+
+    def __init__(self, context):
+        self._context = weakref.ref(context)
+
+    def __call__(self):
+        ctx = self._live_context()
+        if not ctx.trust_id:
+            return ctx.keystone_session.get_token()
+        # Safe to share: Keystone would give any context of this trust,
+        # user and project a token of the same scope and roles.
+        key = _trust_key(ctx)
+        token = _trust_tokens.get(key)
+        if token is None:
+            access = ctx.auth_plugin.get_access(ctx.keystone_session)
+            token = access.auth_token
+            _trust_tokens.put(key, token, memory.seconds_left(
+                access.expires, _token_margin()))
+        return token
+
+    def refused(self):
+        """The API refused the token (401): ask Keystone anew next time."""
+        ctx = self._context()
+        if ctx is not None and ctx.trust_id:
+            _trust_tokens.forget(_trust_key(ctx))
+            ctx.auth_plugin.invalidate()
+
+    def _live_context(self):
+        ctx = self._context()
         if ctx is None:
             raise exception.Error('Request context of the Kubernetes '
                                   'client no longer exists')
-        configuration.api_key['authorization'] = (
-            ctx.keystone_session.get_token())
-    return refresh
+        return ctx
+
+
+def _trust_key(ctx):
+    return (ctx.auth_url, ctx.trust_id, ctx.trustor_user_id, ctx.user_id,
+            ctx.project_id)
+
+
+def _token_margin():
+    return max(TOKEN_MARGIN, CONF.kubernetes.watch_seconds +
+               CONF.kubernetes.request_timeout)
+
+
+def _shared_api(configuration):
+    """The process's ApiClient for this endpoint and TLS settings."""
+    key = (configuration.host, configuration.verify_ssl,
+           configuration.ssl_ca_cert, configuration.ca_cert_data,
+           configuration.cert_file, configuration.key_file)
+    with _api_clients_lock:
+        api = _api_clients.get(key)
+        if api is None:
+            configuration.connection_pool_maxsize = POOL_SIZE
+            api = _api_clients[key] = k8s_client.ApiClient(configuration)
+        return api
 
 
 class KubernetesClientPlugin(client_plugin.ClientPlugin):
@@ -78,10 +152,14 @@ class KubernetesClientPlugin(client_plugin.ClientPlugin):
         """
         cluster = cluster or None
         if cluster not in self._kubes:
-            api = k8s_client.ApiClient(self._configuration(cluster))
+            conf = self._configuration(cluster)
+            if CONF.kubernetes.kubeconfig:
+                api, token = k8s_client.ApiClient(conf), None
+            else:
+                api, token = _shared_api(conf), BearerToken(self.context)
             self._kubes[cluster] = kube.Kube(
                 api, field_manager=CONF.kubernetes.field_manager,
-                timeout=CONF.kubernetes.request_timeout)
+                timeout=CONF.kubernetes.request_timeout, token=token)
         return self._kubes[cluster]
 
     def _configuration(self, cluster):
@@ -101,10 +179,6 @@ class KubernetesClientPlugin(client_plugin.ClientPlugin):
         conf.ca_cert_data = ca_data
         conf.cert_file = self._get_client_option(CLIENT_NAME, 'cert_file')
         conf.key_file = self._get_client_option(CLIENT_NAME, 'key_file')
-        # The key must exist for the client to send it; the hook fills it.
-        conf.api_key = {'authorization': ''}
-        conf.api_key_prefix = {'authorization': 'Bearer'}
-        conf.refresh_api_key_hook = _token_hook(self.context)
         return conf
 
     def _endpoint(self, cluster):
@@ -113,12 +187,26 @@ class KubernetesClientPlugin(client_plugin.ClientPlugin):
         if cluster is None:
             if CONF.kubernetes.api_url:
                 return CONF.kubernetes.api_url, ca_file, None
-            return self._catalog_url(), ca_file, None
+            return self._remembered(None, self._catalog_url), ca_file, None
         if cluster in CONF.kubernetes.clusters:
             return (CONF.kubernetes.clusters[cluster],
                     CONF.kubernetes.cluster_ca_files.get(cluster, ca_file),
                     None)
-        return self._magnum_endpoint(cluster)
+        return self._remembered(cluster, self._magnum_endpoint)
+
+    def _remembered(self, cluster, look_up):
+        """What look_up(cluster) answers, remembered across contexts for
+        [kubernetes] endpoint_cache_seconds under everything it depends
+        on: Keystone, project, region, interface, service type, cluster."""
+        key = (self.context.auth_url, self.context.project_id,
+               CONF.kubernetes.region_name or self._get_region_name(),
+               self._get_client_option(CLIENT_NAME, 'endpoint_type'),
+               CONF.kubernetes.catalog_service_type, cluster)
+        found = _endpoints.get(key)
+        if found is None:
+            found = look_up(cluster) if cluster else look_up()
+            _endpoints.put(key, found, CONF.kubernetes.endpoint_cache_seconds)
+        return found
 
     def _catalog_url(self):
         kwargs = {'service_type': CONF.kubernetes.catalog_service_type,

@@ -81,6 +81,13 @@ class KubernetesResource(manifest.Manifested, live.Observed,
         self.data_set('name', manifest['metadata']['name'])
         self.data_set('namespace', manifest['metadata'].get('namespace', ''))
         wait = self._new_wait(self.properties)
+        try:
+            wait.live = self._apply(kube_mod.create_only(manifest))
+            return wait
+        except kube_mod.ApiError as exc:
+            if exc.status != 409:
+                raise
+        # The name is taken: what holds it decides (self._claim).
         existing = self._get(manifest)
         if existing is not None:
             wait.gone_uid = self._claim(existing)

@@ -146,18 +146,18 @@ class Observed:
                                            seen.related_objects, _now()))
             return result
 
-        def watch(obj, seconds):
-            return self._kube().watch(obj, seconds)
+        watcher = kube_mod.Kube.watcher_for(deciding)
 
-        # Not watched when other objects decide (a Service's endpoints):
-        # its own watch would not show them.
+        def watch(obj, seconds):
+            return getattr(self._kube(), watcher)(obj, seconds)
+
         return awaiter.Awaiter(
             read=lambda: self._get(manifest), judge=judge,
             events=self._events, describe=self.describe,
             watch_seconds=CONF.kubernetes.watch_seconds,
             poll_interval_max=CONF.kubernetes.poll_interval_max,
             stuck_grace=CONF.kubernetes.image_pull_grace,
-            watch=None if deciding else watch, name=self.name)
+            watch=watch, name=self.name)
 
     def _show_progress(self, text):
         """Store text as this waiting resource's status reason.

@@ -94,8 +94,8 @@ class Awaiter:
     """The checks of one object, told how to read, watch and judge it.
 
     read() -> the live object or None; watch(obj, seconds) -> its versions
-    as it changes, None when it is deleted (None: poll only, e.g. kinds
-    whose readiness other objects decide); judge(obj, explain) -> Verdict;
+    as it changes (or as what decides its readiness changes), None when it
+    is deleted (None: poll only); judge(obj, explain) -> Verdict;
     events(obj) -> Events explaining a failure; describe() -> 'Kind ns/name'
     for messages; name: who waits, for the log. watch_seconds and
     poll_interval_max are the [kubernetes] options of the same names;

@@ -89,3 +89,38 @@ def test_a_refused_watch_ends_quietly(admin, namespace):
     started = time.monotonic()
     assert list(kube.watch(obj, 10)) == []
     assert time.monotonic() - started < 5
+
+
+def endpointslice(namespace, service, name, ready):
+    return {'apiVersion': 'discovery.k8s.io/v1', 'kind': 'EndpointSlice',
+            'metadata': {'name': name, 'namespace': namespace,
+                         'labels': {kube_mod.SERVICE_NAME_LABEL: service}},
+            'addressType': 'IPv4',
+            'endpoints': [{'addresses': ['10.0.0.9'],
+                           'conditions': {'ready': ready}}],
+            'ports': [{'port': 80, 'protocol': 'TCP'}]}
+
+
+def test_a_service_is_watched_through_its_endpoints(admin, namespace):
+    kube = kube_mod.Kube(admin)
+    # No selector: no controller makes slices for it, the test does.
+    service = kube.apply({
+        'apiVersion': 'v1', 'kind': 'Service',
+        'metadata': {'name': 'svc', 'namespace': namespace},
+        'spec': {'ports': [{'port': 80}]}})
+    # Another Service's endpoints change first: not this one's business.
+    later(0.3, kube.apply, endpointslice(namespace, 'other', 'other-1',
+                                         True))
+    later(0.6, kube.apply, endpointslice(namespace, 'svc', 'svc-1', True))
+    started = time.monotonic()
+    changes = kube.watch_endpoints(service, 10)
+    seen = next(changes)
+    assert 0.5 < time.monotonic() - started < 5
+    assert seen['metadata']['uid'] == service['metadata']['uid']
+    # What the judge reads then: the new endpoints.
+    assert [s['metadata']['name'] for s in kube.endpointslices_for(seen)] == [
+        'svc-1']
+    # Once the Service is gone, the next change of a slice ends the watch.
+    kube.delete('v1', 'Service', 'svc', namespace, propagation='Background')
+    kube.delete('discovery.k8s.io/v1', 'EndpointSlice', 'svc-1', namespace)
+    assert list(changes) == [None]

@@ -21,19 +21,24 @@ from tests.unit import heat_harness  # first: sets up Heat
 
 # isort: split
 
+import datetime
 import os
 import tempfile
 import types
 
+import fixtures
 from heat.common import exception
 from heat.engine.clients.os import magnum
 from heat.tests import utils
+from keystoneauth1 import access
 from kubernetes.client import exceptions as k8s_exceptions
 from magnumclient import exceptions as magnum_exc
 from oslo_config import cfg
 
 from heat_k8s.client import kube
+from heat_k8s.client import memory
 from heat_k8s.client import plugin as client
+from tests.unit import test_client_memory
 
 KUBECONFIG = """
 apiVersion: v1
@@ -51,19 +56,28 @@ current-context: local
 """
 
 
-class ClientPluginTest(heat_harness.KubernetesTestCase):
+class PluginTestCase(heat_harness.KubernetesTestCase):
 
     def setUp(self):
         super().setUp()
+        # What the engine remembers across contexts starts empty, on a
+        # clock the tests move.
+        self.clock = test_client_memory.Clock()
+        for name in ('_endpoints', '_trust_tokens'):
+            self.useFixture(fixtures.MonkeyPatch(
+                'heat_k8s.client.plugin.' + name,
+                memory.Expiring(self.clock)))
+        self.useFixture(fixtures.MonkeyPatch(
+            'heat_k8s.client.plugin._api_clients', {}))
         self.ctx = utils.dummy_context()
         self.plugin = self.ctx.clients.client_plugin('kubernetes')
 
     def _headers(self, kube_client):
         """The headers a request of this client would carry."""
-        _m, _u, headers, _b, _p = kube_client.api.param_serialize(
-            'GET', '/api/v1/namespaces', header_params={},
-            auth_settings=['BearerToken'])
-        return headers
+        return kube_client.prepared('GET', '/api/v1/namespaces')[2]
+
+
+class ClientPluginTest(PluginTestCase):
 
     def test_registered_under_heat_clients(self):
         self.assertIsInstance(self.plugin, client.KubernetesClientPlugin)
@@ -181,3 +195,212 @@ class ClientPluginTest(heat_harness.KubernetesTestCase):
         self.assertFalse(self.plugin.is_not_found(ValueError(404)))
         self.assertTrue(self.plugin.is_client_exception(
             k8s_exceptions.ApiException(status=500)))
+
+
+class TrusteeAuth:
+    """Stands in for the [trustee] auth plugin of a trust-scoped context:
+    each authentication is a new token, valid for `lifetime` seconds."""
+
+    def __init__(self, issued, lifetime=3600):
+        self.issued, self.lifetime = issued, lifetime
+        self.auth_ref = None
+
+    def get_access(self, session):
+        if self.auth_ref is None:
+            self.issued.append('trust-token-%d' % (len(self.issued) + 1))
+            expires = (datetime.datetime.now(datetime.timezone.utc) +
+                       datetime.timedelta(seconds=self.lifetime))
+            self.auth_ref = access.create(
+                body={'token': {'expires_at': expires.isoformat(),
+                                'methods': ['password']}},
+                auth_token=self.issued[-1])
+        return self.auth_ref
+
+    def invalidate(self):
+        self.auth_ref = None
+
+
+class KeystoneMemoryTest(PluginTestCase):
+    """One Keystone look-up for many resources: every check_resource comes
+    with a new context, and the engine remembers across them."""
+
+    def setUp(self):
+        super().setUp()
+        cfg.CONF.clear_override('api_url', group='kubernetes')
+        self.looked_up = []
+
+        def url_for(plugin, **kwargs):
+            self.looked_up.append(plugin.context.project_id)
+            return 'https://k8s-%s:6443' % plugin.context.project_id
+        self.patchobject(client.KubernetesClientPlugin, 'url_for',
+                         autospec=True, side_effect=url_for)
+        self.issued = []
+
+    def _host(self, ctx, cluster=None):
+        plugin = ctx.clients.client_plugin('kubernetes')
+        return plugin.kube(cluster).api.configuration.host
+
+    def _trust_context(self, trust_id='trust-1', project='p1', lifetime=3600):
+        ctx = utils.dummy_context(tenant_id=project, trust_id=trust_id,
+                                  user_id='heat-trustee')
+        ctx._auth_plugin = TrusteeAuth(self.issued, lifetime)
+        return ctx
+
+    def test_catalog_endpoint_looked_up_once_per_project(self):
+        hosts = [self._host(utils.dummy_context(tenant_id=p))
+                 for p in ('p1', 'p1', 'p2', 'p1')]
+        self.assertEqual(['https://k8s-p1:6443', 'https://k8s-p1:6443',
+                          'https://k8s-p2:6443', 'https://k8s-p1:6443'],
+                         hosts)
+        self.assertEqual(['p1', 'p2'], self.looked_up)
+
+    def test_region_and_interface_are_part_of_the_answer(self):
+        self._host(utils.dummy_context(tenant_id='p1'))
+        cfg.CONF.set_override('region_name', 'RegionTwo', group='kubernetes')
+        self._host(utils.dummy_context(tenant_id='p1'))
+        cfg.CONF.set_override('endpoint_type', 'internal',
+                              group='clients_kubernetes')
+        self._host(utils.dummy_context(tenant_id='p1'))
+        self._host(utils.dummy_context(tenant_id='p1'))
+        self.assertEqual(['p1', 'p1', 'p1'], self.looked_up)
+
+    def test_endpoint_looked_up_again_after_its_lifetime(self):
+        cfg.CONF.set_override('endpoint_cache_seconds', 60,
+                              group='kubernetes')
+        self._host(utils.dummy_context(tenant_id='p1'))
+        self.clock.now += 59
+        self._host(utils.dummy_context(tenant_id='p1'))
+        self.clock.now += 1
+        self._host(utils.dummy_context(tenant_id='p1'))
+        self.assertEqual(['p1', 'p1'], self.looked_up)
+
+    def test_no_endpoint_memory_when_disabled(self):
+        cfg.CONF.set_override('endpoint_cache_seconds', 0,
+                              group='kubernetes')
+        self._host(utils.dummy_context(tenant_id='p1'))
+        self._host(utils.dummy_context(tenant_id='p1'))
+        self.assertEqual(['p1', 'p1'], self.looked_up)
+
+    def test_magnum_cluster_remembered_per_cluster(self):
+        fetched = []
+        self.patchobject(client.KubernetesClientPlugin, '_magnum_endpoint',
+                         autospec=True, side_effect=lambda plugin, name: (
+                             fetched.append(name) or
+                             ('https://%s:6443' % name, None, 'PEM')))
+        for name in ('prod', 'prod', 'edge'):
+            self._host(utils.dummy_context(tenant_id='p1'), name)
+        self.assertEqual(['prod', 'edge'], fetched)
+
+    def test_a_users_own_token_needs_no_keystone_request(self):
+        # Unit tests cannot connect anywhere: the token is the context's.
+        headers = self._headers(self.plugin.client())
+        self.assertEqual('Bearer abcd1234', headers['authorization'])
+
+    def test_trust_token_shared_by_contexts_of_the_same_trust(self):
+        headers = [self._headers(self._trust_context().clients.client_plugin(
+            'kubernetes').client())['authorization'] for _ in range(3)]
+        self.assertEqual(['Bearer trust-token-1'] * 3, headers)
+        self.assertEqual(['trust-token-1'], self.issued)
+
+    def test_trust_token_per_trust_and_project(self):
+        tokens = [client.BearerToken(ctx)() for ctx in (
+            self._trust_context('trust-1', 'p1'),
+            self._trust_context('trust-2', 'p1'),
+            self._trust_context('trust-1', 'p2'),
+            self._trust_context('trust-1', 'p1'))]
+        self.assertEqual(['trust-token-1', 'trust-token-2',
+                          'trust-token-3', 'trust-token-1'], tokens)
+
+    def test_trust_token_renewed_before_it_expires(self):
+        first = client.BearerToken(self._trust_context())
+        self.assertEqual('trust-token-1', first())
+        self.clock.now += 3600 - client.TOKEN_MARGIN - 1
+        self.assertEqual('trust-token-1',
+                         client.BearerToken(self._trust_context())())
+        self.clock.now += 1
+        self.assertEqual('trust-token-2',
+                         client.BearerToken(self._trust_context())())
+
+    def test_short_lived_trust_token_is_not_shared(self):
+        # Less life than the margin: each context authenticates itself.
+        for _ in range(2):
+            client.BearerToken(self._trust_context(lifetime=60))()
+        self.assertEqual(['trust-token-1', 'trust-token-2'], self.issued)
+
+    def test_refused_trust_token_is_forgotten(self):
+        ctx = self._trust_context()
+        token = client.BearerToken(ctx)
+        self.assertEqual('trust-token-1', token())
+        token.refused()
+        self.assertEqual('trust-token-2', token())
+        self.assertEqual('trust-token-2',
+                         client.BearerToken(self._trust_context())())
+
+
+class SharedPoolTest(PluginTestCase):
+    """One ApiClient (one connection pool) per endpoint and TLS settings,
+    shared by every context; each request carries its caller's token."""
+
+    def setUp(self):
+        super().setUp()
+        self.contexts = []
+
+    def _kube(self, token, project='p1'):
+        ctx = utils.dummy_context(tenant_id=project)
+        ctx.auth_token = token
+        ctx.reload_auth_plugin()
+        self.contexts.append(ctx)  # a client refers to its context weakly
+        return ctx.clients.client_plugin('kubernetes').client()
+
+    def test_two_users_share_one_pool_each_with_own_token(self):
+        alice, bob = self._kube('token-alice'), self._kube('token-bob', 'p2')
+        self.assertIs(alice.api, bob.api)
+        self.assertIs(alice.api.rest_client.pool_manager,
+                      bob.api.rest_client.pool_manager)
+        # Interleaved, as concurrent checks of two stacks would send them.
+        sent = [kube_client.prepared('GET', '/api/v1/namespaces')[2][
+            'authorization'] for kube_client in (alice, bob, alice, bob)]
+        self.assertEqual(['Bearer token-alice', 'Bearer token-bob'] * 2,
+                         sent)
+        # Nothing of either token is left on the shared client.
+        conf = alice.api.configuration
+        self.assertEqual({}, conf.api_key)
+        self.assertIsNone(conf.refresh_api_key_hook)
+        self.assertNotIn('authorization',
+                         {k.lower() for k in alice.api.default_headers})
+
+    def test_other_tls_settings_get_another_pool(self):
+        plain = self._kube('t')
+        cfg.CONF.set_override('ca_file', '/etc/k8s/ca.pem',
+                              group='clients_kubernetes')
+        with_ca = self._kube('t')
+        cfg.CONF.set_override('insecure', True, group='clients_kubernetes')
+        insecure = self._kube('t')
+        self.assertEqual(3, len({id(k.api) for k in (plain, with_ca,
+                                                     insecure)}))
+        self.assertIs(insecure.api, self._kube('u').api)
+
+    def test_a_refused_token_is_reported_to_its_source(self):
+        refused = []
+
+        class Token:
+            def __call__(self):
+                return 'expired'
+
+            def refused(self):
+                refused.append(True)
+
+        class Answer:
+            status = 401
+
+        class Api:
+            configuration = types.SimpleNamespace(host=heat_harness.API_URL)
+
+            def param_serialize(self, method, path, **kwargs):
+                return method, path, kwargs['header_params'], None, None
+
+            def call_api(self, *args, **kwargs):
+                return Answer()
+
+        kube.Kube(Api(), token=Token())._send('GET', '/api/v1', None)
+        self.assertEqual([True], refused)

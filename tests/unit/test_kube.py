@@ -66,6 +66,21 @@ class LabelSelectorTest(testtools.TestCase):
         self.assertIsNone(kube.label_selector({'matchLabels': {}}))
 
 
+class CreateOnlyTest(testtools.TestCase):
+
+    def test_a_version_no_object_has_on_a_copy(self):
+        manifest = {'apiVersion': 'v1', 'kind': 'ConfigMap',
+                    'metadata': {'name': 'c', 'labels': {'a': 'b'}},
+                    'data': {'k': 'v'}}
+        before = json.dumps(manifest, sort_keys=True)
+        created = kube.create_only(manifest)
+        self.assertEqual(str(2 ** 63 - 1),
+                         created['metadata']['resourceVersion'])
+        self.assertEqual({'a': 'b'}, created['metadata']['labels'])
+        self.assertEqual({'k': 'v'}, created['data'])
+        self.assertEqual(before, json.dumps(manifest, sort_keys=True))
+
+
 class PathTest(testtools.TestCase):
 
     def test_core_and_group_paths(self):
@@ -349,6 +364,35 @@ class WatchTest(testtools.TestCase):
         changes, _ = self.watch((200, watch_stream(
             {'type': 'MODIFIED', 'object': self.ready}, lines=['{"type"'])))
         self.assertEqual([self.ready], changes)
+
+    def test_a_service_is_watched_through_its_endpointslices(self):
+        service = fixtures.load('service_clusterip')
+        endpoints = fixtures.load('endpointslice_web')
+        api = RecordedApi(
+            (200, watch_stream({'type': 'ADDED', 'object': endpoints},
+                               {'type': 'DELETED', 'object': endpoints})),
+            (200, json.dumps(service).encode()),
+            (404, b'{"kind": "Status", "code": 404}'))
+        changes = list(kube.Kube(api).watch_endpoints(service, 5))
+        # Each change of a slice yields the Service read anew; a Service
+        # gone ends the watch.
+        self.assertEqual([service, None], changes)
+        (_m, path, query, _t), read, gone = api.requests
+        self.assertEqual('/apis/discovery.k8s.io/v1/namespaces/demo/'
+                         'endpointslices', path)
+        self.assertEqual({'watch': 'true', 'resourceVersion': '1300',
+                          'labelSelector': 'kubernetes.io/service-name=web',
+                          'timeoutSeconds': '5'}, query)
+        self.assertEqual(('GET', '/api/v1/namespaces/demo/services/web'),
+                         read[:2])
+
+    def test_what_decides_readiness_is_what_is_watched(self):
+        self.assertEqual('watch_endpoints', kube.Kube.watcher_for(
+            kinds.declared('Service').decides))
+        # A claim changes itself as it binds; its StorageClass never does.
+        for kind in ('PersistentVolumeClaim', 'Deployment', 'Job'):
+            self.assertEqual('watch', kube.Kube.watcher_for(
+                kinds.declared(kind).decides))
 
     def test_an_unreachable_api_raises_as_a_read_does(self):
         error = self.assertRaises(kube.ApiError, self.watch, (

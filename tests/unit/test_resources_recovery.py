@@ -178,3 +178,89 @@ class RecoveryTest(heat_harness.KubernetesTestCase):
                                   rsrc.check_update_complete, wait)
         self.assertEqual('%s not ready after the stack timeout: 0/2 '
                          'replicas ready' % rsrc.describe(), str(error))
+
+
+class NameHolder(FakeKube):
+    """FakeKube with the API server's answer to a create-only apply: the
+    object is created, or 409 when an object already holds the name."""
+
+    def __init__(self, obj=None):
+        super().__init__(obj)
+        self.requests = []
+
+    def get(self, api_version, kind, name, namespace=None):
+        self.requests.append('GET')
+        return super().get(api_version, kind, name, namespace)
+
+    def apply(self, manifest):
+        version = manifest['metadata'].get('resourceVersion')
+        self.requests.append('APPLY create-only' if version else 'APPLY')
+        if self.obj is not None and version is not None:
+            raise kube.ApiError(409, 'Conflict', 'the object has been '
+                                'modified')
+        uid = self.obj['metadata']['uid'] if self.obj else UID
+        self.obj = copy.deepcopy(manifest)
+        self.obj['metadata'].pop('resourceVersion', None)
+        self.obj['metadata']['uid'] = uid
+        return copy.deepcopy(self.obj)
+
+
+class CreateTest(heat_harness.KubernetesTestCase):
+    """handle_create: one create-only apply; only a taken name is read and
+    claimed."""
+
+    _resource, _object = RecoveryTest._resource, RecoveryTest._object
+
+    def test_a_free_name_is_one_request(self):
+        fake = NameHolder()
+        rsrc = self._resource(fake)
+        wait = rsrc.handle_create()
+        self.assertEqual(['APPLY create-only'], fake.requests)
+        self.assertEqual(UID, rsrc.resource_id)
+        self.assertEqual(UID, wait.live['metadata']['uid'])
+        self.assertIsNone(wait.gone_uid)
+
+    def test_object_of_an_interrupted_create_is_taken_over(self):
+        fake = NameHolder()
+        rsrc = self._resource(fake)
+        fake.obj = self._object(rsrc, uid='left-by-the-crash')
+        rsrc.handle_create()
+        self.assertEqual(['APPLY create-only', 'GET', 'APPLY'],
+                         fake.requests)
+        self.assertEqual('left-by-the-crash', rsrc.resource_id)
+        self.assertEqual([], fake.deleted)
+
+    def test_previous_incarnation_goes_first(self):
+        fake = NameHolder()
+        rsrc = self._resource(fake)
+        fake.obj = self._object(rsrc, uid='old', owner='another-incarnation')
+        fake.obj['metadata']['annotations'][labels.RESOURCE_UUID] = 'other'
+        wait = rsrc.handle_create()
+        self.assertEqual(['APPLY create-only', 'GET'], fake.requests)
+        self.assertEqual('old', wait.gone_uid)
+        self.assertEqual([('Deployment', fake.obj['metadata']['namespace'],
+                           fake.obj['metadata']['name'], 'old')],
+                         fake.deleted)
+
+    def test_object_of_someone_else_is_refused_and_untouched(self):
+        fake = NameHolder()
+        rsrc = self._resource(fake)
+        theirs = self._object(rsrc, uid='theirs')
+        theirs['metadata']['labels'] = {}
+        theirs['metadata']['annotations'] = {}
+        fake.obj = copy.deepcopy(theirs)
+        error = self.assertRaises(exception.Error, rsrc.handle_create)
+        self.assertIn('belongs to nothing managed by Heat', str(error))
+        self.assertEqual(['APPLY create-only', 'GET'], fake.requests)
+        self.assertEqual(theirs, fake.obj)
+
+    def test_other_api_errors_are_not_claims(self):
+        fake = NameHolder()
+        rsrc = self._resource(fake)
+
+        def refuse(manifest):
+            raise kube.ApiError(422, 'Invalid', 'spec.replicas: Invalid')
+        fake.apply = refuse
+        error = self.assertRaises(kube.ApiError, rsrc.handle_create)
+        self.assertEqual(422, error.status)
+        self.assertEqual([], fake.requests)
