@@ -38,6 +38,7 @@ import uuid
 
 import pytest
 
+from heat_k8s import envelope
 from tests.e2e import leaks
 from tests.e2e import stacks
 from tests.functional import cloud
@@ -640,23 +641,45 @@ def test_kubernetes_delete_leaves_nothing(localcloud, kube_identity, kube):
 DATA_RE = re.compile(r'^DATA = json\.loads\(r"""(.*)"""\)$', re.M | re.S)
 
 
-def script_data(deployment):
-    """The data a files deployment's script writes on the host."""
+def script_data(deployment, private_key):
+    """The data a files deployment's script writes on the host, its
+    secrets opened with the host's key as the script does."""
     match = DATA_RE.search(deployment['config'])
     assert match, deployment['name']
-    return json.loads(match.group(1))
+    data = json.loads(match.group(1))
+    assert data['secret_files'] == {} and data['secrets'] == {}
+    if data.get('sealed'):
+        data.update(envelope.open_envelope(private_key, data['sealed']))
+    return data
 
 
 @pytest.fixture(scope='module')
-def docker_identity(localcloud, tmp_path_factory):
+def host_key(tmp_path_factory):
+    """A docker host key pair an operator made: (private PEM, an
+    environment file's parameter_defaults lines giving its public key).
+    Without an agent (NO_SIGNAL) the host cannot publish one."""
+    private = cloud.run(['openssl', 'genpkey', '-algorithm', 'RSA',
+                         '-pkeyopt', 'rsa_keygen_bits:2048']).stdout
+    path = tmp_path_factory.mktemp('key') / 'server-key.pem'
+    path.write_text(private)
+    public = cloud.run(['openssl', 'pkey', '-in', str(path),
+                        '-pubout']).stdout
+    lines = '  ContainerHostPublicKey: |\n' + ''.join(
+        '    %s\n' % line for line in public.splitlines())
+    return private, lines
+
+
+@pytest.fixture(scope='module')
+def docker_identity(localcloud, tmp_path_factory, host_key):
     suffix = uuid.uuid4().hex[:6]
-    info = {'stack': 'e2e-docker-' + suffix, 'prefix': 'd%s-' % suffix}
+    info = {'stack': 'e2e-docker-' + suffix, 'prefix': 'd%s-' % suffix,
+            'private_key': host_key[0]}
     no_signal = tmp_path_factory.mktemp('env') / 'no-signal.yaml'
     no_signal.write_text(
         'parameter_defaults:\n'
         '  ContainerHostSignalTransport: NO_SIGNAL\n'
         '  ContainerHostAgentGrace: 0\n'
-        '  ContainerHostAddress: %s\n' % DOCKER_HOST_ADDRESS)
+        '  ContainerHostAddress: %s\n' % DOCKER_HOST_ADDRESS + host_key[1])
     try:
         info['created'] = stack_create(
             localcloud, info['stack'],
@@ -746,7 +769,8 @@ def test_docker_published_configuration(docker_identity):
             container['volumes'])
         assert container['env_file'] == base + '/secrets.env'
     assert 'KOLLA_CONFIG_STRATEGY=COPY_ALWAYS' in service['environment']
-    data = script_data(by_name[p + 'keystone-1-files'])
+    data = script_data(by_name[p + 'keystone-1-files'],
+                       docker_identity['private_key'])
     assert data['dir'] == base
     conf = data['secret_files'][KEYSTONE_CONF]
     assert 'memcache_servers = %s:11211\n' % DOCKER_HOST_ADDRESS in conf
@@ -804,7 +828,8 @@ def test_docker_reconfigure_replaces_only_what_changed(localcloud,
     for name in changed:
         inputs = {i['name']: i['value'] for i in after[name]['inputs']}
         assert inputs['deploy_action'] == 'UPDATE'
-    data = script_data(after[p + 'keystone-1-files'])
+    data = script_data(after[p + 'keystone-1-files'],
+                       docker_identity['private_key'])
     assert 'debug = true\n' in data['secret_files'][KEYSTONE_CONF]
 
     def files_id(deployments):
@@ -815,12 +840,13 @@ def test_docker_reconfigure_replaces_only_what_changed(localcloud,
     assert files_id(after) != files_id(before)
 
 
-def test_docker_disable_memcached(localcloud, tmp_path):
+def test_docker_disable_memcached(localcloud, tmp_path, host_key):
     suffix = uuid.uuid4().hex[:6]
     name, prefix = 'e2e-nomc-' + suffix, 'n%s-' % suffix
     no_signal = tmp_path / 'no-signal.yaml'
     no_signal.write_text('parameter_defaults:\n'
-                         '  ContainerHostSignalTransport: NO_SIGNAL\n')
+                         '  ContainerHostSignalTransport: NO_SIGNAL\n' +
+                         host_key[1])
     try:
         shown = stack_create(
             localcloud, name,
@@ -846,7 +872,8 @@ def test_docker_disable_memcached(localcloud, tmp_path):
                       'keystone-bootstrap', 'keystone-db-retire')
             for part in ('1-files', '2-containers'))
         data = script_data([d for d in deployments
-                            if d['name'] == prefix + 'keystone-1-files'][0])
+                            if d['name'] == prefix + 'keystone-1-files'][0],
+                           host_key[0])
         conf = data['secret_files'][KEYSTONE_CONF]
         assert '[cache]\nenabled = false\n' in conf
     finally:
