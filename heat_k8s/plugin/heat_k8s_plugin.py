@@ -20,7 +20,6 @@ Set ``[DEFAULT] plugin_dirs`` to include this directory; the console script
 
 from heat_k8s.resources import heatfix
 from heat_k8s.resources import preemptfix
-from heat_k8s.resources.references import constraint_mapping  # noqa: F401
 from heat_k8s.resources.registry import available_resource_mapping  # noqa: F401
 
 # Heat 27 shares one yaql parser between engine threads

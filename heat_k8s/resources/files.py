@@ -29,6 +29,7 @@ from heat_k8s import envelope
 from heat_k8s.rendering import checksum
 from heat_k8s.resources import base
 from heat_k8s.resources import literal
+from heat_k8s.resources import references
 from heat_k8s.resources import sensitive
 from heat_k8s.resources import templated
 
@@ -86,7 +87,9 @@ class RenderedFiles(literal.CheckedBeforeCreate, sensitive.Fingerprinted,
                'PEM RSA public key (2048 bits or more) of the host that '
                'writes the files: the content is then given only sealed '
                'to it (the sealed attribute).',
-               update_allowed=True)})
+               update_allowed=True),
+           references.REFERENCES_ONLY: references.schema(
+               (SECRETS, SECRET_FILES))})
 
     attributes_schema = {
         FILES: attributes.Schema(
@@ -118,10 +121,11 @@ class RenderedFiles(literal.CheckedBeforeCreate, sensitive.Fingerprinted,
                 envelope.public_key(props[RECIPIENT])
             except envelope.EnvelopeError as exc:
                 raise self._invalid('recipient: %s' % exc, RECIPIENT)
-        problem = templated.input_error(props)
+        problem = (references.problem(props, (SECRETS, SECRET_FILES)) or
+                   templated.input_error(props))
         if problem:
             raise self._invalid(*problem)
-        if templated.known(props):
+        if props[templated.TEMPLATES] and templated.known(props):
             error = templated.render(props, sensitive=True)[1]
             if error is not None:
                 raise self._invalid(self._message(error, props),

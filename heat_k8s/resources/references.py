@@ -12,16 +12,29 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""The heat_k8s.secret_references parameter constraint.
+"""The references_only property: secret references, never values.
 
 A provider template's properties (hidden parameters included) are shown
-in its events, so a service template's secret parameters take secret
-references only; the error names the keys, never the values.
+in its events, so the service templates pass their secrets to our
+resources with references_only set: a value is refused at validation,
+before the stack is stored, and the error names the keys, never the
+values. (Heat allows no custom constraint on a json parameter.)
 """
+
+from heat.engine import properties
 
 from heat_k8s import sealing
 
-NAME = 'heat_k8s.secret_references'
+REFERENCES_ONLY = 'references_only'
+
+
+def schema(names):
+    return properties.Schema(
+        properties.Schema.BOOLEAN,
+        'Refuse values in %s: each must be a secret reference ({get_attr: '
+        '[<an OS::HeatK8s::RandomSecret>, reference]}). The service '
+        'templates set it, since their callers\' values would be in the '
+        "provider resource's events." % ', '.join(names), default=False)
 
 
 def not_references(value):
@@ -29,30 +42,19 @@ def not_references(value):
 
     None stands for a value Heat does not know yet (get_attr at validate).
     """
-    if not isinstance(value, dict):
-        return None
-    return sorted(key for key, item in value.items()
+    return sorted(key for key, item in (value or {}).items()
                   if item is not None and not sealing.is_reference(item))
 
 
-class SecretReferences(object):
-    """Every value of the map is a secret reference."""
-
-    message = ('A map of secret references, e.g. {get_attr: [<an '
-               'OS::HeatK8s::RandomSecret>, reference]}')
-
-    def validate(self, value, context=None):
-        return not_references(value) == []
-
-    def error(self, value):
-        keys = not_references(value)
-        if keys is None:
-            return 'give a map of secret references'
-        return ('%s: give secret references, not values (Heat shows a '
-                'provider template\'s properties in its events): e.g. '
-                '{get_attr: [<an OS::HeatK8s::RandomSecret>, reference]}'
-                % ', '.join(keys))
-
-
-def constraint_mapping():
-    return {NAME: SecretReferences}
+def problem(props, names):
+    """(message, property) when references_only refuses a value, or None."""
+    if not props[REFERENCES_ONLY]:
+        return None
+    for name in names:
+        keys = not_references(props[name])
+        if keys:
+            return ('%s: %s: give secret references, not values (Heat shows '
+                    "a provider template's properties in its events): e.g. "
+                    '{get_attr: [<an OS::HeatK8s::RandomSecret>, reference]}'
+                    % (name, ', '.join(keys)), name)
+    return None

@@ -25,6 +25,7 @@ from heat_k8s import sealing
 from heat_k8s.rendering import checksum
 from heat_k8s.resources import base
 from heat_k8s.resources import common
+from heat_k8s.resources import references
 from heat_k8s.resources import sensitive
 from heat_k8s.resources import templated
 
@@ -93,8 +94,16 @@ class Secret(templated.Templated, base.KubernetesResource):
            DATA: common.data_property('Key to base64-encoded value.'),
            STRING_DATA: common.data_property(
                'Key to plain-text value (Kubernetes stores it base64).'),
-           IMMUTABLE: common.immutable_property('Secret')})
+           IMMUTABLE: common.immutable_property('Secret'),
+           references.REFERENCES_ONLY: references.schema(
+               (STRING_DATA, DATA))})
     attributes_schema = common.attributes_schema(extra_attributes)
+
+    def validate_body(self, props):
+        problem = references.problem(props, (STRING_DATA, DATA))
+        if problem:
+            raise self._invalid(*problem)
+        super().validate_body(props)
 
     def manifest(self, props, owned=True, content=True):
         # Secret references open here, into what is written to Kubernetes.

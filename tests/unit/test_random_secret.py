@@ -180,3 +180,37 @@ class SealedFilesTest(heat_harness.KubernetesTestCase):
             'type': 'OS::HeatK8s::RenderedFiles',
             'properties': {'recipient': 'ssh-rsa AAAA...'}}}))
         self.assertIn('recipient: not a PEM public key', error)
+
+
+class ReferencesOnlyTest(heat_harness.KubernetesTestCase):
+    """references_only, as the service templates set it: a value is
+    refused before the stack exists, the message naming keys only."""
+
+    def test_a_value_is_refused_with_its_key_only(self):
+        ref = sealing.seal('fine', heat_harness.PROJECT_ID,
+                           cfg.CONF.auth_encryption_key)
+        for props, named in (
+                ({'secrets': {'OK': ref, 'DB_PASSWORD': 'hunter2-plain'}},
+                 'secrets: DB_PASSWORD: give secret references'),
+                ({'secret_files': {'/etc/key': 'hunter2-plain'}},
+                 'secret_files: /etc/key: give secret references')):
+            error = self.create_refused(template({'files': {
+                'type': 'OS::HeatK8s::RenderedFiles',
+                'properties': dict(props, references_only=True)}}))
+            self.assertIn(named, error)
+            self.assertNotIn('hunter2-plain', error)
+        error = self.create_refused(template({'secret': {
+            'type': 'OS::Kubernetes::Secret', 'properties': {
+                'references_only': True,
+                'string_data': {'env.PW': 'hunter2-plain'}}}}))
+        self.assertIn('string_data: env.PW: give secret references', error)
+        self.assertNotIn('hunter2-plain', error)
+
+    def test_references_pass_and_without_the_flag_values_too(self):
+        ref = sealing.seal('fine', heat_harness.PROJECT_ID,
+                           cfg.CONF.auth_encryption_key)
+        for props in ({'references_only': True, 'secrets': {'A': ref}},
+                      {'secrets': {'A': 'a plain value'}}):
+            self.parse(template({'files': {
+                'type': 'OS::HeatK8s::RenderedFiles',
+                'properties': props}})).validate()
