@@ -179,7 +179,9 @@ def stop(state_dir, stack):
 def stack_agent_config(openstack_env, stack, host_resource='host',
                        timeout=300):
     """The `agent_config` output of the stack's host (a nested stack),
-    once the host is created."""
+    once its server exists: the host itself completes only when the agent
+    has run its first deployment (the host's key,
+    templates/hosts/server-key.yaml)."""
     def cli(*args):
         out = subprocess.run(['openstack'] + list(args) + ['-f', 'json'],
                              env=openstack_env, stdout=subprocess.PIPE,
@@ -191,17 +193,22 @@ def stack_agent_config(openstack_env, stack, host_resource='host',
     deadline = time.monotonic() + timeout
     while True:
         res = cli('stack', 'resource', 'show', stack, host_resource)
-        if res['resource_status'] == 'CREATE_COMPLETE' or (
-                res['resource_status'].startswith('UPDATE')):
-            nested = res['physical_resource_id']
-            out = cli('stack', 'output', 'show', nested, 'agent_config')
-            value = out['output_value']
-            return json.loads(value) if isinstance(value, str) else value
         if res['resource_status'].endswith('FAILED'):
             raise RuntimeError('%s %s: %s' % (host_resource,
                                               res['resource_status'],
                                               res['resource_status_reason']))
+        nested = res.get('physical_resource_id')
+        try:
+            server = nested and cli('stack', 'resource', 'show', nested,
+                                    'server')['resource_status']
+            value = server in ('CREATE_COMPLETE', 'UPDATE_COMPLETE') and cli(
+                'stack', 'output', 'show', nested,
+                'agent_config')['output_value']
+        except RuntimeError:   # the nested stack is still being made
+            value = None
+        if value:
+            return json.loads(value) if isinstance(value, str) else value
         if time.monotonic() > deadline:
-            raise RuntimeError('%s of %s not created after %ds' % (
-                host_resource, stack, timeout))
+            raise RuntimeError('the server of %s\'s %s not created after %ds'
+                               % (stack, host_resource, timeout))
         time.sleep(1)
