@@ -93,6 +93,8 @@ class Fingerprinted(object):
         shown = object.__new__(type(self))  # Resource.__new__ wants a stack
         shown.__dict__.update(self.__dict__)
         shown.properties = self._fingerprinted(self.properties)
+        # Heat finds a resource's dependents by identity (hash is id()).
+        shown.required_by = self.required_by
         return shown
 
     def _update_stored_properties(self):

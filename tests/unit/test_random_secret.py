@@ -125,6 +125,17 @@ class RandomSecretTest(heat_harness.KubernetesTestCase):
         pw.handle_update(None, None, {'value': 'another'})
         self.assertEqual('another', _open(pw.FnGetAtt('reference')))
 
+    def test_a_preview_shows_a_typed_value_as_its_fingerprint(self):
+        stack = self.parse(template({
+            'pw': {'type': 'OS::HeatK8s::RandomSecret',
+                   'properties': {'value': 'typed-by-a-user'}},
+            'files': {'type': 'OS::HeatK8s::RenderedFiles', 'properties': {
+                'secrets': {'PW': {'get_attr': ['pw', 'reference']}}}}}))
+        shown = json.dumps(api.format_stack_preview(stack), default=str)
+        self.assertNotIn('typed-by-a-user', shown)
+        self.assertIn('<redacted:', shown)
+        self.assertIn('"required_by": ["files"]', shown)
+
 
 def _host_key():
     """A docker host's key pair (PEM texts), as server-key.sh makes one."""
