@@ -358,16 +358,19 @@ class KubernetesResource(manifest.Manifested, live.Observed,
                                   % (self.describe(), stack_id))
         self._apply(manifest)
 
-    def prepare_abandon(self):
-        data = super().prepare_abandon()
-        # Drop the ownership labels, so the object can be adopted elsewhere.
-        if self.resource_id is not None:
+    def delete(self):
+        # Abandon retains the object: drop its ownership labels, so that
+        # another stack can adopt it. Not in prepare_abandon(): `stack
+        # export` calls that too, and must change nothing.
+        if self.abandon_in_progress and self.resource_id is not None:
+            props = self.frozen_definition().properties(
+                self.properties_schema, self.context)
             try:
-                self._apply(self.manifest(self.properties, owned=False))
+                self._apply(self.manifest(props, owned=False))
             except Exception as exc:
                 LOG.warning('%s: could not release %s on abandon: %s',
                             self.name, self.describe(), exc)
-        return data
+        return (yield from super().delete())
 
     # --- the API ----------------------------------------------------------
 

@@ -22,6 +22,7 @@ import copy
 
 from heat.common import exception
 from heat.engine import resource
+from heat.engine import scheduler
 
 from heat_k8s.client import kube
 from heat_k8s.resources import labels
@@ -264,3 +265,33 @@ class CreateTest(heat_harness.KubernetesTestCase):
         error = self.assertRaises(kube.ApiError, rsrc.handle_create)
         self.assertEqual(422, error.status)
         self.assertEqual([], fake.requests)
+
+
+class AbandonTest(heat_harness.KubernetesTestCase):
+    """`stack export` changes nothing; abandon releases the object."""
+
+    def _resource(self):
+        stack = self.parse(template({'web': deployment()}))
+        rsrc = stack['web']
+        rsrc.store()
+        rsrc.resource_id_set(UID)
+        rsrc.applied = []
+        rsrc._apply = rsrc.applied.append   # records what would be written
+        return rsrc
+
+    def test_export_writes_nothing(self):
+        rsrc = self._resource()
+        data = rsrc.prepare_abandon()   # what `stack export` calls
+        self.assertEqual(UID, data['resource_id'])
+        self.assertEqual([], rsrc.applied)
+
+    def test_abandon_writes_the_object_without_ownership(self):
+        rsrc = self._resource()
+        rsrc._update_stored_properties()
+        rsrc.prepare_abandon()
+        rsrc.abandon_in_progress = True   # as Heat's abandon delete sets it
+        scheduler.TaskRunner(rsrc.delete)()
+        [written] = rsrc.applied
+        self.assertNotIn(labels.STACK_ID,
+                         written['metadata'].get('labels') or {})
+        self.assertEqual(rsrc.properties['spec'], written['spec'])
