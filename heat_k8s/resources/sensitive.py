@@ -39,7 +39,10 @@ def fingerprint(value):
     """A keyed digest standing in for a secret value in Heat's database."""
     if is_fingerprint(value):
         return value
-    digest = checksum.content({'v': value}, key=CONF.auth_encryption_key)
+    # A reference digests as its value: same value, same fingerprint.
+    digest = checksum.content(
+        {'v': sealing.digestible(value, CONF.auth_encryption_key)},
+        key=CONF.auth_encryption_key)
     return '%s%s>' % (FINGERPRINT_PREFIX, digest[:16])
 
 

@@ -29,6 +29,7 @@ from oslo_config import cfg
 
 from heat_k8s import envelope
 from heat_k8s import sealing
+from heat_k8s.resources import sensitive
 from tests.unit.heat_harness import template
 
 CONF_PATH = '/etc/api/api.conf'
@@ -225,3 +226,18 @@ class ReferencesOnlyTest(heat_harness.KubernetesTestCase):
             self.parse(template({'files': {
                 'type': 'OS::HeatK8s::RenderedFiles',
                 'properties': props}})).validate()
+
+
+class FingerprintTest(heat_harness.KubernetesTestCase):
+
+    def test_a_reference_fingerprints_as_its_value(self):
+        # A template moving from values to references changes no
+        # fingerprint, so no Secret is replaced and nothing rolls.
+        ref = sealing.seal('s3cret-value', heat_harness.PROJECT_ID,
+                           cfg.CONF.auth_encryption_key)
+        self.assertEqual(sensitive.fingerprint('s3cret-value'),
+                         sensitive.fingerprint(ref))
+        self.assertEqual(sensitive.fingerprint({'a': 'x:s3cret-value'}),
+                         sensitive.fingerprint({'a': 'x:' + ref}))
+        self.assertNotEqual(sensitive.fingerprint('other'),
+                            sensitive.fingerprint(ref))
