@@ -34,7 +34,8 @@ def schema(names):
         'Refuse values in %s: each must be a secret reference ({get_attr: '
         '[<an OS::HeatK8s::RandomSecret>, reference]}). The service '
         'templates set it, since their callers\' values would be in the '
-        "provider resource's events." % ', '.join(names), default=False)
+        "provider resource's events." % ', '.join(names), default=False,
+        update_allowed=True)   # a check only: changing it writes nothing
 
 
 def not_references(value):
