@@ -20,6 +20,7 @@ Set ``[DEFAULT] plugin_dirs`` to include this directory; the console script
 
 from heat_k8s.resources import heatfix
 from heat_k8s.resources import preemptfix
+from heat_k8s.resources import purgefix
 from heat_k8s.resources.registry import available_resource_mapping  # noqa: F401
 
 # Heat 27 shares one yaql parser between engine threads
@@ -28,3 +29,6 @@ heatfix.apply()
 # Heat 27's rollback can cancel its own nested update
 # (heat_k8s.resources.preemptfix).
 preemptfix.apply()
+# A traversal completed twice fails its stack on a referenced template
+# (heat_k8s.resources.purgefix).
+purgefix.apply()
