@@ -63,12 +63,26 @@ def contains_reference(value):
     return isinstance(value, str) and PATTERN.search(value) is not None
 
 
-def _open(token, project, key):
+def _payload(token, key):
+    """{'p': project, 'v': value} of a reference's token."""
     try:
-        payload = json.loads(_fernet(key).decrypt(token.encode('ascii')))
+        return json.loads(_fernet(key).decrypt(token.encode('ascii')))
     except (fernet.InvalidToken, ValueError):
         raise SealError('a secret reference that this cloud did not make '
                         '(or a damaged one)')
+
+
+def _map_text(data, fn):
+    """A copy of data (maps, lists) with fn applied to each text."""
+    if isinstance(data, dict):
+        return {k: _map_text(v, fn) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_map_text(v, fn) for v in data]
+    return fn(data) if contains_reference(data) else data
+
+
+def _open(token, project, key):
+    payload = _payload(token, key)
     if payload.get('p') != project:
         raise SealError('a secret reference made for another project')
     return payload['v']
@@ -83,11 +97,7 @@ def open_text(text, project, key):
 
 def open_all(data, project, key):
     """A copy of data (maps, lists, text) with every reference opened."""
-    if isinstance(data, dict):
-        return {k: open_all(v, project, key) for k, v in data.items()}
-    if isinstance(data, list):
-        return [open_all(v, project, key) for v in data]
-    return open_text(data, project, key)
+    return _map_text(data, lambda text: open_text(text, project, key))
 
 
 
@@ -96,17 +106,9 @@ def digestible(data, key):
     only (fingerprints): a value and its reference then compare equal, so
     moving a template to references changes no fingerprint. Opens for any
     project: a digest reveals nothing."""
-    if isinstance(data, dict):
-        return {k: digestible(v, key) for k, v in data.items()}
-    if isinstance(data, list):
-        return [digestible(v, key) for v in data]
-    if not contains_reference(data):
-        return data
-
     def value(match):
         try:
-            return json.loads(_fernet(key).decrypt(
-                match.group(1).encode('ascii')))['v']
-        except (fernet.InvalidToken, ValueError, KeyError):
+            return _payload(match.group(1), key)['v']
+        except (SealError, KeyError):
             return match.group(0)   # a damaged reference digests as itself
-    return PATTERN.sub(value, data)
+    return _map_text(data, lambda text: PATTERN.sub(value, text))

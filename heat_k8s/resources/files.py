@@ -142,9 +142,9 @@ class RenderedFiles(literal.CheckedBeforeCreate, sensitive.Fingerprinted,
         if name in (FILES, ENVIRONMENT) and self.properties[RECIPIENT]:
             return None   # given only sealed
         if name == FILES:
-            return self._render(self.properties)
+            return self._content(self.properties)[0]
         if name == ENVIRONMENT:
-            return self._opened(self.properties)[SECRETS] or {}
+            return self._content(self.properties)[1]
         if name == SEALED:
             return self._sealed()
         if name == CHECKSUM:
@@ -159,11 +159,11 @@ class RenderedFiles(literal.CheckedBeforeCreate, sensitive.Fingerprinted,
                 NAMES: self.FnGetAtt(NAMES)}
 
     def _record(self, props):
-        content = {'files': self._render(props),
-                   'environment': self._opened(props)[SECRETS] or {}}
-        if not content['environment']:
-            content = content['files']  # as before secrets were taken
-        digest = checksum.content(content, key=cfg.CONF.auth_encryption_key)
+        files, environment = self._content(props)
+        digest = checksum.content(
+            {'files': files, 'environment': environment} if environment
+            else files,  # as before secrets were taken
+            key=cfg.CONF.auth_encryption_key)
         recipient = props[RECIPIENT]
         data = self.data()
         if recipient and (digest, sensitive.fingerprint(recipient)) != (
@@ -171,37 +171,34 @@ class RenderedFiles(literal.CheckedBeforeCreate, sensitive.Fingerprinted,
             # Sealed once per content and key: a new envelope would be a
             # new software config, and new containers, at every update.
             self.data_set(SEALED, envelope.seal(recipient, {
-                'secret_files': self._render(props),
-                'secrets': self._opened(props)[SECRETS] or {}}))
+                'secret_files': files, 'secrets': environment}))
             self.data_set(RECIPIENT, sensitive.fingerprint(recipient))
         self.data_set(CHECKSUM, digest)
         self.resource_id_set(self.physical_resource_name())
 
-    def _render(self, props):
-        props = self._opened(props)
+    def _content(self, props):
+        """(files, environment): the references opened once, the
+        templates rendered and joined to secret_files."""
+        props = sensitive.opened(self, props, OPENED)
         files = dict(props[SECRET_FILES] or {})
-        if not props[templated.TEMPLATES]:
-            return files
-        rendered, error = templated.render(props, sensitive=True)
-        if error is not None:
-            raise exception.Error('%s: %s' % (error.source,
-                                              self._message(error, props)))
-        return dict(files, **rendered)
+        if props[templated.TEMPLATES]:
+            rendered, error = templated.render(props, sensitive=True)
+            if error is not None:
+                raise exception.Error('%s: %s' % (
+                    error.source, self._message(error, props)))
+            files.update(rendered)
+        return files, props[SECRETS] or {}
 
     def _sealed(self):
         if self.data().get(SEALED):
             return self.data()[SEALED]
-        if self._render(self.properties) or self._opened(
-                self.properties)[SECRETS]:
+        if any(self._content(self.properties)):
             raise exception.Error(
                 '%s: no key to seal the secrets to: the host gave no '
                 'public key (recipient); a host whose deployments do not '
                 'signal (NO_SIGNAL) needs ContainerHostPublicKey'
                 % self.name)
         return None   # nothing secret: nothing to seal
-
-    def _opened(self, props):
-        return sensitive.opened(self, props, OPENED)
 
     def _message(self, error, props):
         return templated.error_message(error, props,

@@ -166,5 +166,5 @@ class RenderedFilesTest(heat_harness.KubernetesTestCase):
         scheduler.TaskRunner(stack.create)()
         self.assertEqual((stack.CREATE, stack.FAILED), stack.state)
         self.assertIn('templates: b, line 1:', stack.status_reason)
-        self.assertRaises(exception.Error, stack['files']._render,
+        self.assertRaises(exception.Error, stack['files']._content,
                           stack['files'].properties)
