@@ -128,6 +128,19 @@ kubernetes_opts = [
              'in ContainerCreating". It is stored when it changes, at most '
              'once in this many seconds per resource, and adds no event. '
              '0 stores every change.'),
+    cfg.FloatOpt(
+        'leaf_trigger_interval',
+        default=1.0,
+        min=0,
+        help='Seconds heat-engine pauses after starting each resource '
+             'that depends on no other when a stack create, update or '
+             'delete begins. Heat pauses 1 s (bug 1566845: a big '
+             "stack's first check_resource messages reach the engine "
+             'workers spread out), so N independent resources take at '
+             'least N seconds to start. A lower value starts them '
+             'sooner; the install guide gives the value tested with 400 '
+             'independent resources. Applies to every stack of the '
+             'engine, as heat_k8s is loaded into heat-engine.'),
     cfg.StrOpt(
         'schema_version',
         help='Kubernetes minor version (e.g. "1.36") whose OpenAPI schema '

@@ -19,6 +19,7 @@ Set ``[DEFAULT] plugin_dirs`` to include this directory; the console script
 """
 
 from heat_k8s.resources import heatfix
+from heat_k8s.resources import leafpace
 from heat_k8s.resources import preemptfix
 from heat_k8s.resources import purgefix
 from heat_k8s.resources.registry import available_resource_mapping  # noqa: F401
@@ -32,3 +33,6 @@ preemptfix.apply()
 # A traversal completed twice fails its stack on a referenced template
 # (heat_k8s.resources.purgefix).
 purgefix.apply()
+# Heat 27 pauses 1 s per independent resource; the operator sets the pause
+# (heat_k8s.resources.leafpace).
+leafpace.apply()
