@@ -18,6 +18,7 @@ Set ``[DEFAULT] plugin_dirs`` to include this directory; the console script
 ``heat-k8s-plugin-dir`` prints its path.
 """
 
+from heat_k8s.resources import eventfix
 from heat_k8s.resources import heatfix
 from heat_k8s.resources import leafpace
 from heat_k8s.resources import preemptfix
@@ -36,3 +37,6 @@ purgefix.apply()
 # Heat 27 pauses 1 s per independent resource; the operator sets the pause
 # (heat_k8s.resources.leafpace).
 leafpace.apply()
+# Heat 27 fails a resource when its stack has 10 event threads alive
+# (heat_k8s.resources.eventfix).
+eventfix.apply()

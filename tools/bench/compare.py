@@ -37,9 +37,12 @@ import uuid
 from bench import peers
 from bench import single
 from bench import workloads
+from lc.kubernetes import controlplane
 
 ORDERED_TOOLS = ('kubectl', 'helm', 'heat', 'ansible')
 FLAT_TOOLS = ('kubectl', 'helm', 'heat')
+# A kwok node's default pod capacity: the cloud's three hold 330 pods.
+NODE_PODS = 110
 _LOG_TIME = r'^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+) \d+ INFO '
 
 
@@ -100,6 +103,27 @@ class Tools:
                          '-c', 'project_id'])
         self.heat_namespace = token.stdout.strip()
         self.logs = os.path.join(os.environ['HEAT_K8S_STATE_DIR'], 'logs')
+        self.nodes = []
+
+    def add_nodes(self, pods):
+        """kwok nodes enough for `pods` more pods (110 each), for this run."""
+        names = ['%s-node-%d' % (self.namespace, i)
+                 for i in range(-(-pods // NODE_PODS))]
+        nodes = [{'apiVersion': 'v1', 'kind': 'Node', 'metadata': {
+            'name': name, 'labels': {'type': 'kwok', 'role': 'bench'},
+            'annotations': {controlplane.KWOK_NODE_ANNOTATION: 'fake'}},
+            'spec': {'taints': [controlplane.KWOK_TAINT]}} for name in names]
+        _dump(self.path('nodes.json'), [(None, n) for n in nodes])
+        _run(self.kubectl_argv('apply', '-f', self.path('nodes.json')))
+        self.nodes = names
+        _run(self.kubectl_argv('wait', '--for=condition=Ready',
+                               '--timeout=120s', *['node/' + n
+                                                   for n in names]))
+
+    def remove_nodes(self):
+        if self.nodes:
+            subprocess.run(self.kubectl_argv('delete', 'node', *self.nodes),
+                           capture_output=True)
 
     def kubectl_argv(self, *argv):
         return [self.kubectl, '--kubeconfig', os.environ['KUBECONFIG']] + list(
@@ -352,6 +376,8 @@ def main(argv):
                 results['ordered'][tool].append(run)
         for watcher in watching.values():  # only the ordered runs need them
             watcher.stopping.set()
+        if args.flat:
+            tools.add_nodes(args.flat)
         for rep in range(args.flat_repeat if args.flat else 0):
             for tool in results[flat_name]:
                 prefix = 'f-%s-%d-%s' % (tool, rep, uuid.uuid4().hex[:4])
@@ -361,6 +387,7 @@ def main(argv):
     finally:
         for watcher in watching.values():
             watcher.stopping.set()
+        tools.remove_nodes()
         subprocess.run(tools.kubectl_argv('delete', 'namespace',
                                           tools.namespace, '--wait=false'),
                        capture_output=True)

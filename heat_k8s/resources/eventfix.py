@@ -1,0 +1,77 @@
+# Copyright 2026 heat-k8s developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""A stack's events no longer fail its resources under load (Heat 27).
+
+Every event a stack or resource stores is also handed to the stack's
+event sinks by ``Stack.dispatch_event``, in a new thread of the stack's
+thread group. Heat 27 runs heat-engine on threads, and its
+``ThreadGroup.add_thread`` raises ``RuntimeError: Maximum number of
+threads reached`` once a stack has 10 threads alive in one engine
+process. When many resources of one stack change state at once (400
+independent objects deleted together) the eleventh event raises inside
+``Resource.state_set``, and the resource, then the stack, fails with that
+message (seen with ``[kubernetes] leaf_trigger_interval = 0``).
+
+apply() makes ``dispatch_event`` start no thread when the stack has no
+event sinks (the thread would do nothing; most stacks have none), and
+send to the sinks in the caller's thread when the group is full rather
+than fail. The upstream change is the same test in ``dispatch_event``,
+and a thread group that queues rather than raises.
+"""
+
+import functools
+
+from heat.engine import stack as stack_mod
+from oslo_log import log as logging
+
+LOG = logging.getLogger(__name__)
+# heat.engine.service.ThreadGroup.add_thread's error for a full group.
+FULL = 'Maximum number of threads reached'
+
+
+def send(context, sinks, event):
+    """What Heat's dispatch thread does: each sink consumes the event."""
+    try:
+        for sink in sinks:
+            sink.consume(context, event)
+    except Exception as exc:
+        LOG.debug('Got error sending events %s', exc)
+
+
+def without_idle_threads(dispatch):
+    """dispatch_event, starting a thread only when there is work for it."""
+    @functools.wraps(dispatch)
+    def dispatch_event(self, ev):
+        sinks = self.env.get_event_sinks()
+        if not sinks:
+            return None
+        try:
+            return dispatch(self, ev)
+        except RuntimeError as exc:
+            if FULL not in str(exc):
+                raise
+            LOG.debug('%s: sending event in this thread (%s)', self.name,
+                      exc)
+            send(self.context, sinks, ev.as_dict())
+            return None
+    dispatch_event.lean = True
+    return dispatch_event
+
+
+def apply():
+    """Make Stack.dispatch_event lean; idempotent."""
+    if not getattr(stack_mod.Stack.dispatch_event, 'lean', False):
+        stack_mod.Stack.dispatch_event = without_idle_threads(
+            stack_mod.Stack.dispatch_event)
