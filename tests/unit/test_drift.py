@@ -18,7 +18,9 @@ SECRET below with field manager 'heat', then changed outside Heat:
 replicas 5, a merge patch by kubectl-edit replacing the containers (image
 app:9, ports and resources gone), label tier removed, `kubectl annotate`;
 ConfigMap data.a edited and annotated; Secret data.password edited.
-drift_deployment_clean is DEPLOYMENT applied and left alone.
+drift_deployment_clean is DEPLOYMENT applied and left alone;
+drift_deployment_scaled is it after `kubectl scale --replicas=4` (manager
+kubectl, through the scale subresource).
 """
 
 import base64
@@ -90,6 +92,14 @@ class FindingsTest(testtools.TestCase):
         self.assertEqual(('kubectl-edit',),
                          found[CONTAINER + '.image'].managers)
         self.assertIs(drift.MISSING, found['metadata.labels.tier'].live)
+
+    def test_scaled_through_the_scale_subresource(self):
+        found = self.drifted(named(DEPLOYMENT, 'clean'),
+                             real('deployment_scaled'))
+        self.assertEqual(['spec.replicas'], list(found))
+        self.assertEqual((3, 4, ('kubectl',)), (
+            found['spec.replicas'].applied, found['spec.replicas'].live,
+            found['spec.replicas'].managers))
 
     def test_fields_heat_never_set_are_not_drift(self):
         applied = copy.deepcopy(DEPLOYMENT)
