@@ -118,7 +118,7 @@ class DriftTest(heat_cluster.ClusterTestCase):
         self.assertState(stack, 'CREATE', 'COMPLETE')
         stack.check()
         self.assertState(stack, 'CHECK', 'COMPLETE')
-        name = self.name(stack, 'creds')
+        name, uid = self.name(stack, 'creds'), stack['creds'].resource_id
         self.core.patch_namespaced_secret(
             name, self.ns, {'data': {'password': base64.b64encode(
                 EDITED.encode()).decode()}}, field_manager='kubectl-edit')
@@ -137,5 +137,6 @@ class DriftTest(heat_cluster.ClusterTestCase):
         live = self.core.read_namespaced_secret(name, self.ns)
         self.assertEqual(SECRET, base64.b64decode(
             live.data['password']).decode())
+        self.assertEqual(uid, live.metadata.uid)  # not replaced
         stack.check()
         self.assertState(stack, 'CHECK', 'COMPLETE')
