@@ -67,6 +67,8 @@ class KubernetesResource(manifest.Manifested, live.Observed,
 
     default_client_name = client.CLIENT_NAME
     entity = None
+    # A check that found drift keeps the object: update re-applies it.
+    always_replace_on_check_failed = False
 
     @classmethod
     def is_service_available(cls, context):
@@ -165,6 +167,9 @@ class KubernetesResource(manifest.Manifested, live.Observed,
                                           content=False))
             if obj is None or obj['metadata'].get('uid') != self.resource_id:
                 return True
+            if self.action == self.CHECK and self.drift(
+                    obj, self.manifest(self.applied_properties())):
+                return False  # handle_update converges it
             if not self.properties[WAIT]:
                 return False
             verdict = self.verdict(self._kube(), obj, self.properties)
@@ -178,12 +183,24 @@ class KubernetesResource(manifest.Manifested, live.Observed,
                  self.name, self.describe(), self.state)
         return False
 
+    def _needs_update(self, after, before, after_props, before_props,
+                      prev_resource, check_init_complete=True):
+        # A failed check kept by needs_replace_failed() is updated even
+        # with an unchanged template: handle_update re-applies a drift.
+        return super()._needs_update(
+            after, before, after_props, before_props, prev_resource,
+            check_init_complete) or self.state == (self.CHECK, self.FAILED)
+
     def handle_update(self, json_snippet, tmpl_diff, prop_diff):
         props = json_snippet.properties(self.properties_schema, self.context)
         wait = self._new_wait(props)
-        if not set(prop_diff) - {WAIT, TIMEOUT}:
-            return wait
         manifest = self.manifest(props)
+        if not set(prop_diff) - {WAIT, TIMEOUT}:
+            live = self._get(manifest)
+            if live is None or not self.drift(live, manifest):
+                return wait
+            LOG.info('%s: re-applying %s, changed outside Heat', self.name,
+                     self.describe())
         try:
             wait.live = self._apply(manifest)
         except kube_mod.ApiError as exc:
@@ -275,6 +292,7 @@ class KubernetesResource(manifest.Manifested, live.Observed,
         obj = self._get(manifest)
         if obj is None:
             raise exception.Error('%s does not exist' % self.describe())
+        self.check_drift(obj)
         verdict = self.verdict(self._kube(), obj, self.properties)
         if verdict.state != readiness.READY:
             raise exception.Error('%s is not ready: %s' % (

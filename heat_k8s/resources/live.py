@@ -32,6 +32,7 @@ from oslo_log import log as logging
 
 from heat_k8s import kinds
 from heat_k8s.client import kube as kube_mod
+from heat_k8s.kinds import drift
 from heat_k8s.kinds import progress
 from heat_k8s.kinds import readiness
 from heat_k8s.kinds import redaction
@@ -78,6 +79,34 @@ class Observed:
                 live[prop] = projection.project(resource_properties[prop],
                                                 resource_data.get(key))
         return live
+
+    def drift(self, obj, manifest):
+        """The fields of obj that left manifest (heat_k8s.kinds.drift)."""
+        return drift.findings(manifest, obj, CONF.kubernetes.field_manager)
+
+    def check_drift(self, obj):
+        """Raise the drift of obj from what Heat applies, if any; fields
+        only others set are logged, never fought over."""
+        if self.external_id:
+            return  # never written by Heat
+        manifest = self.manifest(self.applied_properties())
+        manager = CONF.kubernetes.field_manager
+        for path in drift.foreign(manifest, obj, manager):
+            LOG.info('%s: %s is set outside Heat, left alone', self.name,
+                     path)
+        found = self.drift(obj, manifest)
+        if found:
+            prefix = 'Error: resources.%s: ' % self.name
+            raise exception.Error(drift.message(
+                self.describe(), found, drift.REASON_MAX - len(prefix)))
+
+    def applied_properties(self):
+        """The properties Heat applies: stored properties hold
+        fingerprints in place of secret values, so those resolve from
+        the template again."""
+        if not self.sensitive_properties:
+            return self.properties
+        return self.t.properties(self.properties_schema, self.context)
 
     def get_reference_id(self):
         return self.data().get('name') or super().get_reference_id()

@@ -52,6 +52,7 @@ from heat_k8s.resources import sensitive
 HEATFIX = 'heat_k8s/resources/heatfix.py'
 LITERAL = 'heat_k8s/resources/literal.py'
 SENSITIVE = 'heat_k8s/resources/sensitive.py'
+BASE = 'heat_k8s/resources/base.py'
 MARKER = 'stored-as-rewritten'
 YAQL = 'heat.engine.hot.functions.Yaql'
 
@@ -226,6 +227,28 @@ class ResourceContractTest(heat_harness.KubernetesTestCase):
                               cfg.StrOpt, changed(
                                   'heat.common.crypt auth_encryption_key',
                                   SENSITIVE, 'no such string option'))
+
+
+class CheckFailedContractTest(heat_harness.KubernetesTestCase):
+    """base keeps a drifted CHECK_FAILED resource and updates it in place."""
+
+    def test_needs_update_decides_replacing_a_failed_check(self):
+        found = vars(resource.Resource).get('_needs_update')
+        self.assertTrue(inspect.isfunction(found), changed(
+            'heat.engine.resource.Resource._needs_update', BASE,
+            'it is no longer a plain method'))
+        self.assertEqual(['self', 'after', 'before', 'after_props',
+                          'before_props', 'prev_resource',
+                          'check_init_complete'], parameters(found),
+                         changed('heat.engine.resource.Resource.'
+                                 '_needs_update', BASE,
+                                 'its parameters changed'))
+        source = inspect.getsource(found)
+        for name in ('always_replace_on_check_failed',
+                     'needs_replace_failed()'):
+            self.assertIn(name, source, changed(
+                'heat.engine.resource.Resource._needs_update', BASE,
+                'it no longer consults %s for a FAILED resource' % name))
 
 
 class TemplateValidateContractTest(heat_harness.KubernetesTestCase):
