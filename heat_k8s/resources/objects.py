@@ -106,7 +106,7 @@ class _Member(generic.Resource):
             message = where + message[len('manifest'):]
         else:
             message = '%s: %s' % (where, message)
-        return super()._invalid(message, where)
+        return super()._invalid(message, MANIFESTS)
 
 
 @dataclasses.dataclass
@@ -294,12 +294,12 @@ class Objects(literal.CheckedBeforeCreate, resource.Resource):
                             ('metadata.name', (meta or {}).get('name'))):
             if not value:
                 raise self._invalid('%s.%s is required' % (where, path),
-                                    where)
+                                    MANIFESTS)
         namespace = meta.get('namespace')
         error = namespace and naming.validate(namespace, 'label')
         if error:
             raise self._invalid('%s.metadata.namespace %r: %s' % (
-                where, namespace, error), where)
+                where, namespace, error), MANIFESTS)
 
     def object_keys(self, props):
         """The identities of the objects (manifest.Manifested's check of
