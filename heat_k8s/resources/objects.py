@@ -36,7 +36,6 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from heat_k8s.client import kube as kube_mod
-from heat_k8s.client import plugin as client
 from heat_k8s.kinds import immutable
 from heat_k8s.kinds import naming
 from heat_k8s.resources import base
@@ -132,7 +131,8 @@ class _Work:
     shown_at: float | None = None
 
 
-class Objects(literal.CheckedBeforeCreate, resource.Resource):
+class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
+              resource.Resource):
     """Many Kubernetes objects, applied together, each waited on.
 
     For objects that need no order between them: one Heat resource costs
@@ -145,7 +145,6 @@ class Objects(literal.CheckedBeforeCreate, resource.Resource):
 
     kind = None  # many kinds, as OS::Kubernetes::Resource
     sensitive_properties = ()  # Secrets are refused
-    default_client_name = client.CLIENT_NAME
     entity = None
 
     properties_schema = dict(
@@ -167,12 +166,6 @@ class Objects(literal.CheckedBeforeCreate, resource.Resource):
         COUNT_ATTR: attributes.Schema(
             'How many objects exist.', type=attributes.Schema.INTEGER),
     }
-
-    @classmethod
-    def is_service_available(cls, context):
-        if not client.KubernetesClientPlugin.uses_catalog():
-            return True, None
-        return super().is_service_available(context)
 
     # --- create -----------------------------------------------------------
 
