@@ -90,6 +90,8 @@ class ObjectsTest(heat_cluster.ClusterTestCase):
             live = self.apps.read_namespaced_deployment('app-%d' % i,
                                                         self.ns)
             self.assertEqual(1, live.status.ready_replicas)
+        stack.check()
+        self.assertState(stack, 'CHECK', 'COMPLETE')
 
         changed = list(manifests)
         changed[0] = config_map('cfg-0', 'v2')            # in place
@@ -116,6 +118,12 @@ class ObjectsTest(heat_cluster.ClusterTestCase):
                                    ('ConfigMap', 'cfg-1')}
         self.assertEqual({k: before[k] for k in untouched},
                          {k: after[k] for k in untouched})
+
+        self.core.delete_namespaced_config_map('cfg-2', self.ns)
+        stack.check()
+        self.assertState(stack, 'CHECK', 'FAILED')
+        self.assertIn('ConfigMap %s/cfg-2 does not exist' % self.ns,
+                      stack['objs'].status_reason)
 
         stack.delete()
         self.assertState(stack, 'DELETE', 'COMPLETE')
