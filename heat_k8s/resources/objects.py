@@ -16,7 +16,7 @@
 
 Heat's engine spends about a second on each resource it runs; objects that
 need no order between them can share one resource instead. Each manifest
-is handled as the OS::Kubernetes::Resource it would be (a _Member view:
+is handled as the OS::Kubernetes::Resource it would be (a members.Member:
 same name and namespace rules, validation, ownership marks, claim of a
 taken name, readiness and failure messages); this module applies them
 together through a small pool of threads and waits for all. An update
@@ -24,7 +24,6 @@ creates, applies, replaces (alone) and deletes objects by identity
 (objectset.plan). What exists is recorded in the resource data.
 """
 
-from concurrent import futures
 import dataclasses
 
 from heat.common import exception
@@ -40,13 +39,12 @@ from heat_k8s.kinds import immutable
 from heat_k8s.kinds import naming
 from heat_k8s.resources import base
 from heat_k8s.resources import common
-from heat_k8s.resources import generic
 from heat_k8s.resources import labels
 from heat_k8s.resources import literal
 from heat_k8s.resources import live
 from heat_k8s.resources import manifest as manifested
+from heat_k8s.resources import members
 from heat_k8s.resources import objectset
-from heat_k8s.resources import sensitive
 from heat_k8s.waiting import awaiter
 from heat_k8s.waiting import progress as reporting
 
@@ -54,81 +52,15 @@ LOG = logging.getLogger(__name__)
 CONF = cfg.CONF
 
 PROPERTIES = (MANIFESTS, NAMESPACE, CLUSTER, WAIT, TIMEOUT) = (
-    'manifests', common.NAMESPACE, common.CLUSTER, common.WAIT,
+    members.MANIFESTS, common.NAMESPACE, common.CLUSTER, common.WAIT,
     common.TIMEOUT)
 ATTRIBUTES = (OBJECTS_ATTR, COUNT_ATTR) = ('objects', 'count')
 
-POOL_SIZE = 8  # requests in flight at once; the client pool keeps 16
 RECORD_CHUNKS = 'objects.chunks'  # resource data: how many pieces
 RECORD_KEY = 'objects.%d'
 
 # What a task does first to its object.
 CREATE, APPLY, REPLACE, DELETE = 'create', 'apply', 'replace', 'delete'
-
-
-class _Member(generic.Resource):
-    """One entry of `manifests`, as the OS::Kubernetes::Resource it would be.
-
-    A view sharing its owner's Heat state (stack, name, uuid, context), so
-    that the single-object code names, validates, claims, judges and
-    checks it; it writes nothing of its own to Heat.
-    """
-
-    @classmethod
-    def of(cls, owner, props, index, manifest):
-        member = object.__new__(cls)  # Resource.__new__ wants a definition
-        member.__dict__.update(owner.__dict__)
-        member.index = index
-        name = (manifest.get('metadata') or {}).get('name')
-        member.properties = sensitive.PlainProperties({
-            common.NAME: name, NAMESPACE: props[NAMESPACE],
-            common.LABELS: {}, common.ANNOTATIONS: {},
-            CLUSTER: props[CLUSTER], WAIT: props[WAIT],
-            TIMEOUT: props[TIMEOUT], generic.MANIFEST: manifest,
-            generic.WAIT_FOR: None})
-        return member
-
-    def data(self):
-        return {}  # names are always given: nothing stored decides them
-
-    def identity(self):
-        return objectset.identity(self.manifest(self.properties, owned=False,
-                                                content=False))
-
-    def _invalid(self, message, prop=None):
-        if prop == NAMESPACE:
-            return super()._invalid(message, NAMESPACE)
-        where = 'manifests[%d]' % self.index
-        if prop == common.NAME:
-            message = '%s.metadata.name: %s' % (where, message)
-        elif message.startswith('manifest.'):
-            message = where + message[len('manifest'):]
-        else:
-            message = '%s: %s' % (where, message)
-        return super()._invalid(message, MANIFESTS)
-
-
-@dataclasses.dataclass
-class _Task:
-    """One object's part of a create, update or delete."""
-
-    member: _Member
-    mode: str                  # CREATE, APPLY, REPLACE or DELETE
-    wait: awaiter.Wait
-    uid: str | None = None     # the live incarnation, once known
-    gone_uid: str | None = None  # an incarnation to see disappear first
-
-
-@dataclasses.dataclass
-class _Work:
-    """What Heat keeps between checks: the tasks still pending."""
-
-    props: object
-    record: dict               # identity -> entry of what exists
-    tasks: list = dataclasses.field(default_factory=list)
-    total: int = 0
-    shown: str | None = None     # for reporting.Reporter
-    shown_at: float | None = None
 
 
 class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
@@ -171,7 +103,7 @@ class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
 
     def handle_create(self):
         self.resource_id_set(self.uuid)
-        work = _Work(self.properties, {})
+        work = members.Work(self.properties, {})
         self._begin(work, [(m, CREATE, None) for m in self._members(
             self.properties)])
         return work
@@ -183,7 +115,7 @@ class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
 
     def handle_update(self, json_snippet, tmpl_diff, prop_diff):
         props = json_snippet.properties(self.properties_schema, self.context)
-        work = _Work(props, self._load_record())
+        work = members.Work(props, self._load_record())
         if not set(prop_diff) - {WAIT, TIMEOUT}:
             return work
         old = {m.identity(): m for m in self._members(self.properties)}
@@ -209,7 +141,7 @@ class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
     # --- delete -----------------------------------------------------------
 
     def handle_delete(self):
-        work = _Work(self.properties, self._load_record())
+        work = members.Work(self.properties, self._load_record())
         todo = [(self._recorded(self.properties, e), DELETE, e['uid'])
                 for e in work.record.values()]
         # Objects of a create that died before recording them carry this
@@ -228,17 +160,17 @@ class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
         if self.abandon_in_progress and self.resource_id is not None:
             props = self.frozen_definition().properties(
                 self.properties_schema, self.context)
-            self._parallel(lambda m: self._release(m, props),
+            members.parallel(lambda m: self._release(m, props),
                            self._members(props))
         return (yield from super().delete())
 
     # --- check --------------------------------------------------------------
 
     def handle_check(self):
-        problems = [p for p in self._parallel(self._problem, self._members(
+        problems = [p for p in members.parallel(self._problem, self._members(
             self.properties)) if p]
         if problems:
-            raise exception.Error(_joined(problems))
+            raise exception.Error(members.joined(problems))
 
     # --- attributes ---------------------------------------------------------
 
@@ -270,7 +202,7 @@ class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
                 keys.append(None)
                 continue
             self._validate_identity(index, manifest)
-            member = _Member.of(self, props, index, manifest)
+            member = members.Member.of(self, props, index, manifest)
             member.validate_properties(member.properties)
             keys.append(member.object_key(member.properties))
         for first, later, key in objectset.duplicates(keys):
@@ -297,19 +229,19 @@ class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
     def object_keys(self, props):
         """The identities of the objects (manifest.Manifested's check of
         one object per stack compares them)."""
-        members = (_Member.of(self, props, index, m) for index, m in
+        views = (members.Member.of(self, props, index, m) for index, m in
                    enumerate(props[MANIFESTS] or ()) if m is not None)
-        return [m.object_key(m.properties) for m in members]
+        return [m.object_key(m.properties) for m in views]
 
     # --- the objects --------------------------------------------------------
 
     def _members(self, props):
-        return [_Member.of(self, props, index, manifest)
+        return [members.Member.of(self, props, index, manifest)
                 for index, manifest in enumerate(props[MANIFESTS] or ())]
 
     def _recorded(self, props, entry):
         """A member for a recorded object (enough to read and delete it)."""
-        return _Member.of(self, props, None, {
+        return members.Member.of(self, props, None, {
             'apiVersion': entry['apiVersion'], 'kind': entry['kind'],
             'metadata': {'name': entry['name'],
                          'namespace': entry['namespace']}})
@@ -318,8 +250,9 @@ class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
         """Write every object of todo [(member, mode, uid)], in parallel;
         the tasks left are waited on by _check."""
         proto = self._new_wait(work.props)
-        work.tasks = [_Task(member, mode, dataclasses.replace(proto), uid)
-                      for member, mode, uid in todo]
+        work.tasks = [
+            members.Task(member, mode, dataclasses.replace(proto), uid)
+            for member, mode, uid in todo]
         work.total = len(work.tasks)
         self._round(work, self._start)
 
@@ -339,12 +272,12 @@ class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
     def _round(self, work, step):
         """step(task) for every task, in parallel; keeps those that poll
         again, records what exists, fails with the objects that failed."""
-        answers = self._parallel(lambda task: _attempt(step, task),
+        answers = members.parallel(lambda task: members.attempt(step, task),
                                  work.tasks)
         self._update_record(work)
         failures = [a for a in answers if isinstance(a, str)]
         if failures:
-            raise exception.Error(_joined(failures))
+            raise exception.Error(members.joined(failures))
         polls = [a for a in answers if isinstance(a, awaiter.PollAgain)]
         work.tasks = [t for t, a in zip(work.tasks, answers)
                       if isinstance(a, awaiter.PollAgain)]
@@ -465,28 +398,3 @@ class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
 
     _new_wait = base.KubernetesResource._new_wait
     _show_progress = live.Observed._show_progress
-
-    @staticmethod
-    def _parallel(function, items):
-        items = list(items)
-        if len(items) <= 1:
-            return [function(item) for item in items]
-        with futures.ThreadPoolExecutor(max_workers=POOL_SIZE) as pool:
-            return list(pool.map(function, items))
-
-
-def _attempt(step, task):
-    """step(task)'s answer, or the message saying why the object failed."""
-    try:
-        return step(task)
-    except awaiter.Failed as exc:
-        return str(exc)
-    except (kube_mod.ApiError, exception.Error) as exc:
-        return '%s: %s' % (task.member.describe(), exc)
-
-
-def _joined(messages):
-    """The first message, and how many more objects failed."""
-    more = len(messages) - 1
-    return messages[0] + (' (and %d more objects failed)' % more
-                          if more else '')
