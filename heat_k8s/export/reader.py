@@ -97,11 +97,9 @@ class StackReader:
                               '%s: HTTP %s' % (stack, response.status_code))
         return response.json().get('resources') or []
 
-    def identity(self, resource):
-        """(apiVersion, kind, name, namespace) of a resource's object.
-
-        The `show` attribute of a resource is its live object; None when
-        the object is gone.
+    def identities(self, resource):
+        """[(apiVersion, kind, name, namespace, uid)] of the objects a
+        resource manages, from its `show` attribute (see shown_objects).
         """
         self_link = [link['href'] for link in resource.get('links') or ()
                      if link.get('rel') == 'self']
@@ -110,13 +108,12 @@ class StackReader:
             raise ExportError('%s: Heat does not show the resource' %
                               describe(resource))
         shown = response.json()['resource'].get('attributes') or {}
-        if not shown.get('kind') or not shown.get('metadata'):
+        if not shown.get('kind') or (not shown.get('metadata') and
+                                     shown['kind'] != 'List'):
             raise ExportError('%s: its Kubernetes object does not exist '
                               '(run `openstack stack check`, then update '
                               'the stack)' % describe(resource))
-        meta = shown['metadata']
-        return (shown['apiVersion'], shown['kind'], meta['name'],
-                meta.get('namespace'))
+        return shown_objects(shown, resource.get('physical_resource_id'))
 
     def kube(self):
         if self._kube is None:
@@ -138,29 +135,50 @@ class StackReader:
         return self._kube
 
     def live(self, resource):
-        """The live object a resource manages, checked by its uid."""
-        api_version, kind, name, namespace = self.identity(resource)
+        """The live objects a resource manages, checked by their uids."""
         client = self.kube()
-        try:
-            obj = client.get(api_version, kind, name, namespace)
-        except kube.ApiError as exc:
-            raise ExportError('%s: %s' % (describe(resource), exc)) from None
-        uid = (obj or {}).get('metadata', {}).get('uid')
-        if uid != resource.get('physical_resource_id'):
-            raise ExportError(
-                '%s: %s %s at %s is not the object Heat manages (uid %s, '
-                'Heat has %s); is it in another cluster? give '
-                '--kubernetes-url' % (
-                    describe(resource), kind, name, client.endpoint, uid,
-                    resource.get('physical_resource_id')))
-        return obj
+        found = []
+        for api_version, kind, name, namespace, uid in self.identities(
+                resource):
+            try:
+                obj = client.get(api_version, kind, name, namespace)
+            except kube.ApiError as exc:
+                raise ExportError('%s: %s' % (describe(resource),
+                                              exc)) from None
+            live_uid = (obj or {}).get('metadata', {}).get('uid')
+            if live_uid != uid:
+                raise ExportError(
+                    '%s: %s %s at %s is not the object Heat manages (uid '
+                    '%s, Heat has %s); is it in another cluster? give '
+                    '--kubernetes-url' % (describe(resource), kind, name,
+                                          client.endpoint, live_uid, uid))
+            found.append(obj)
+        return found
 
     def objects(self, stack):
         """[(resource, live object)] of the stack, in dependency order."""
         found = order.kubernetes_resources(self.resources(stack))
         if not found:
             raise ExportError('stack %s has no Kubernetes resources' % stack)
-        return [(resource, self.live(resource)) for resource in found]
+        return [(resource, obj) for resource in found
+                for obj in self.live(resource)]
+
+
+def shown_objects(shown, physical_id):
+    """[(apiVersion, kind, name, namespace, uid)] of a `show` attribute.
+
+    One object, whose uid is the resource's physical id; or a List (what
+    OS::Kubernetes::Objects shows) of the objects Heat recorded, each with
+    its uid.
+    """
+    if shown.get('kind') == 'List':
+        return [(item['apiVersion'], item['kind'], item['metadata']['name'],
+                 item['metadata'].get('namespace'),
+                 item['metadata'].get('uid'))
+                for item in shown.get('items') or ()]
+    meta = shown['metadata']
+    return [(shown['apiVersion'], shown['kind'], meta['name'],
+             meta.get('namespace'), physical_id)]
 
 
 def describe(resource):

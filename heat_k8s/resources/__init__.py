@@ -21,7 +21,9 @@ for it (``live``: verdict, attributes, observe reality, the edge to
 ``heat_k8s.waiting``). ``common`` has the properties and attributes every
 type shares; a type's module only declares data (its kind, body
 properties, attributes). ``registry`` maps type names to classes for
-Heat's plugin loader. ``labels`` (ownership), ``projection`` (observe
+Heat's plugin loader. ``objects`` puts many objects behind one resource,
+each seen by ``members`` as the ``generic`` resource it would be, planned
+by ``objectset`` (pure). ``labels`` (ownership), ``projection`` (observe
 reality), ``sensitive`` (hidden property values), ``literal`` (checks at
 `template validate`), ``templated`` and
 ``files`` (rendered configuration) and ``heatfix`` (a Heat 27 fix) serve

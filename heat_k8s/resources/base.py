@@ -52,8 +52,22 @@ STOP_MARGIN = 10   # seconds kept before the stack timeout for our message
 SCALE, SUSPEND_FIELD = kinds.SCALE, kinds.SUSPEND_FIELD
 
 
-class KubernetesResource(manifest.Manifested, live.Observed,
-                         sensitive.Fingerprinted, resource.Resource):
+class KubernetesClient:
+    """Mixin of every OS::Kubernetes::* type: the client it uses, and
+    no catalog endpoint needed when the operator configures one."""
+
+    default_client_name = client.CLIENT_NAME
+
+    @classmethod
+    def is_service_available(cls, context):
+        if not client.KubernetesClientPlugin.uses_catalog():
+            return True, None
+        return super().is_service_available(context)
+
+
+class KubernetesResource(KubernetesClient, manifest.Manifested,
+                         live.Observed, sensitive.Fingerprinted,
+                         resource.Resource):
     """Base of OS::Kubernetes::* resources."""
 
     # --- what a kind module declares ---
@@ -65,16 +79,9 @@ class KubernetesResource(manifest.Manifested, live.Observed,
     checksum_keys = None        # (data key, second key) summed as 'checksum'
     schema_property = None      # property blamed for other schema errors
 
-    default_client_name = client.CLIENT_NAME
     entity = None
     # A check that found drift keeps the object: update re-applies it.
     always_replace_on_check_failed = False
-
-    @classmethod
-    def is_service_available(cls, context):
-        if not client.KubernetesClientPlugin.uses_catalog():
-            return True, None
-        return super().is_service_available(context)
 
     # --- create -----------------------------------------------------------
 

@@ -160,9 +160,10 @@ class Observed:
         return self._answer(self._awaiter(manifest, self.properties).gone,
                             wait, uid)
 
-    def _awaiter(self, manifest, props, wait=None):
+    def _awaiter(self, manifest, props, wait=None, watched=True):
         """The awaiter of this object; with `wait`, each judgment of it
-        while it progresses is shown as this resource's status reason."""
+        while it progresses is shown as this resource's status reason.
+        watched=False polls only (many objects checked in one round)."""
         deciding = kinds.declared(manifest['kind']).decides
         seen = _RelatedSeen(self._kube())
         report = reporting.Reporter(self._show_progress,
@@ -186,7 +187,7 @@ class Observed:
             watch_seconds=CONF.kubernetes.watch_seconds,
             poll_interval_max=CONF.kubernetes.poll_interval_max,
             stuck_grace=CONF.kubernetes.image_pull_grace,
-            watch=watch, name=self.name)
+            watch=watch if watched else None, name=self.name)
 
     def _show_progress(self, text):
         """Store text as this waiting resource's status reason.

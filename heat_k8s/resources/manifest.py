@@ -107,6 +107,10 @@ class Manifested(literal.CheckedBeforeCreate):
         return (group, self.kind_of(props), namespace, name,
                 props[CLUSTER] or None)
 
+    def object_keys(self, props):
+        """The keys of every object of this resource: [object_key()]."""
+        return [self.object_key(props)]
+
     def object_namespace(self, props):
         if 'namespace' in self.data():
             return self.data()['namespace'] or None
@@ -227,14 +231,16 @@ class Manifested(literal.CheckedBeforeCreate):
         if key is None:
             return
         for other in self.stack.resources.values():
-            if other is self or not isinstance(other, Manifested):
+            # By name: OS::Kubernetes::Objects checks its entries as views
+            # of itself, and compares them among themselves.
+            if other.name == self.name or not hasattr(other, 'object_keys'):
                 continue
             try:
-                other_key = other.object_key(other.checked_properties())
+                other_keys = other.object_keys(other.checked_properties())
             except (exception.StackValidationFailed, ValueError,
                     TypeError):
                 continue  # its own validation reports what is wrong
-            if other_key == key:
+            if key in other_keys:
                 _group, kind, namespace, name, _cluster = key
                 raise self._invalid(
                     '%s %s is also the object of resource %r: two '

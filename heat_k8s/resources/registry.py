@@ -23,6 +23,7 @@ from heat_k8s.resources import files
 from heat_k8s.resources import generic
 from heat_k8s.resources import job
 from heat_k8s.resources import namespace
+from heat_k8s.resources import objects
 from heat_k8s.resources import pod
 from heat_k8s.resources import pvc
 from heat_k8s.resources import random_secret
@@ -47,6 +48,8 @@ KUBERNETES_TYPES = {
 
 RESOURCE_TYPES = dict(
     KUBERNETES_TYPES,
+    # Many objects of any kinds behind one resource (no order among them).
+    **{'OS::Kubernetes::Objects': objects.Objects},
     # Not Kubernetes objects: files for backends without a ConfigMap, and
     # secrets Heat only refers to.
     **{'OS::HeatK8s::RenderedFiles': files.RenderedFiles,

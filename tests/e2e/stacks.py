@@ -216,7 +216,15 @@ def assert_matches_heat(heat, localcloud, stack_id):
     resources = heat.resources(stack_id)
     expected = {name: [r.physical_resource_id]
                 for name, r in resources.items() if r.physical_resource_id}
-    found = by_resource(stack_objects(localcloud, stack_id))
+    for name, r in resources.items():
+        if r.resource_type == 'OS::Kubernetes::Objects':
+            shown = heat.client.resources.get(stack_id, name).attributes
+            expected[name] = [e['uid'] for e in shown['objects']]
+            if not expected[name]:
+                del expected[name]
+    found = {name: sorted(uids) for name, uids in by_resource(
+        stack_objects(localcloud, stack_id)).items()}
+    expected = {name: sorted(uids) for name, uids in expected.items()}
     assert found == expected, (found, {
         n: (r.resource_status, r.physical_resource_id)
         for n, r in resources.items()})

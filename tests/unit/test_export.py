@@ -296,6 +296,29 @@ class YamlTest(unittest.TestCase):
                           if not line.startswith('#')][:2])
 
 
+class ShownObjectsTest(unittest.TestCase):
+
+    def test_one_object_has_the_physical_id(self):
+        shown = live('ConfigMap')
+        meta = shown['metadata']
+        self.assertEqual([('v1', 'ConfigMap', meta['name'],
+                           meta['namespace'], 'the-id')],
+                         reader.shown_objects(shown, 'the-id'))
+
+    def test_a_list_names_each_object_with_its_uid(self):
+        # What OS::Kubernetes::Objects shows: the objects it recorded.
+        shown = {'apiVersion': 'v1', 'kind': 'List', 'items': [
+            {'apiVersion': 'v1', 'kind': 'ConfigMap',
+             'metadata': {'name': 'a', 'namespace': 'n', 'uid': 'u1'}},
+            {'apiVersion': 'rbac.authorization.k8s.io/v1',
+             'kind': 'ClusterRole', 'metadata': {'name': 'r', 'uid': 'u2'}}]}
+        self.assertEqual(
+            [('v1', 'ConfigMap', 'a', 'n', 'u1'),
+             ('rbac.authorization.k8s.io/v1', 'ClusterRole', 'r', None,
+              'u2')],
+            reader.shown_objects(shown, 'resource-uuid'))
+
+
 class CommandLineTest(unittest.TestCase):
 
     ARGV = ['--namespace', 'copy', '--include-secret-values',

@@ -40,7 +40,7 @@ from bench import workloads
 from lc.kubernetes import controlplane
 
 ORDERED_TOOLS = ('kubectl', 'helm', 'heat', 'ansible')
-FLAT_TOOLS = ('kubectl', 'helm', 'heat')
+FLAT_TOOLS = ('kubectl', 'helm', 'heat', 'heat-objects')
 # A kwok node's default pod capacity: the cloud's three hold 330 pods.
 NODE_PODS = 110
 _LOG_TIME = r'^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+) \d+ INFO '
@@ -243,8 +243,10 @@ def ordered(tools, tool, prefix):
 
 def flat(tools, tool, prefix, pairs):
     manifests = workloads.flat_manifests(prefix, tools.namespace, pairs)
-    if tool == 'heat':
-        run = tools.heat_create(prefix, workloads.heat_flat(prefix, pairs))
+    if tool in ('heat', 'heat-objects'):
+        template = (workloads.heat_flat if tool == 'heat' else
+                    workloads.heat_objects)(prefix, pairs)
+        run = tools.heat_create(prefix, template)
         tools.heat_delete(prefix)
         return run
     if tool == 'kubectl':
@@ -324,12 +326,13 @@ def table(summary, info):
             lines.append('%-22s %8s %6s %8s' % (
                 tool, row['total'], row['ratio'],
                 '-' if row['requests'] is None else row['requests']))
-        heat = rows.get('heat') or {}
-        if heat.get('in_heat') is not None:
-            lines.append('  heat split: CLI start -> POST at heat-api %s, '
-                         'POST -> stack COMPLETE %s, COMPLETE -> CLI exit %s'
-                         % (heat['to_api'], heat['in_heat'],
-                            heat['to_exit']))
+        for name in ('heat', 'heat-objects'):
+            heat = rows.get(name) or {}
+            if heat.get('in_heat') is not None:
+                lines.append('  %s split: CLI start -> POST at heat-api %s, '
+                             'POST -> stack COMPLETE %s, COMPLETE -> CLI '
+                             'exit %s' % (name, heat['to_api'],
+                                          heat['in_heat'], heat['to_exit']))
         path = (rows.get('kubectl') or {}).get('critical_path')
         if path is not None:
             lines.append("  critical path (the objects' own time, "
@@ -347,8 +350,11 @@ def parser():
                    '(default 100; 400 for the large case; 0 skips it)')
     p.add_argument('--flat-repeat', type=int, default=1,
                    help='repetitions of the flat workload (default 1)')
-    p.add_argument('--tools', default='kubectl,helm,heat,ansible',
-                   help='comma-separated subset (kubectl is the base)')
+    p.add_argument('--tools', default='kubectl,helm,heat,heat-objects,'
+                   'ansible',
+                   help='comma-separated subset (kubectl is the base; '
+                   'heat-objects: the flat workload in one '
+                   'OS::Kubernetes::Objects resource)')
     p.add_argument('--poll', type=int, default=1,
                    help='`openstack stack create --poll` seconds (default '
                    '1; the client default is 5)')

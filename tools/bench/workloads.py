@@ -128,6 +128,18 @@ def heat_flat(prefix, pairs):
     return {'heat_template_version': '2021-04-16', 'resources': resources}
 
 
+def heat_objects(prefix, pairs):
+    """The flat workload as one OS::Kubernetes::Objects resource: every
+    object applied together, no engine cost per object."""
+    manifests = []
+    for _key, obj in flat_manifests(prefix, '', pairs):
+        del obj['metadata']['namespace']  # Heat's default namespace
+        manifests.append(obj)
+    return {'heat_template_version': '2021-04-16', 'resources': {
+        'objects': {'type': 'OS::Kubernetes::Objects',
+                    'properties': {'manifests': manifests}}}}
+
+
 # --- Helm ----------------------------------------------------------------
 
 def helm_chart(path, manifests, hooks=None):
