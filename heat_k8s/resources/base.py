@@ -165,11 +165,15 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
         OS::Nova::Server keeps an ACTIVE server: Heat then marks the
         resource COMPLETE, or updates it in place when properties changed.
         A failed or still unready object is replaced as before (a failed
-        Job runs again).
+        Job runs again). An object the dead engine made but never recorded
+        is recorded first (_recover_unrecorded), so that it is kept, or
+        deleted with the replaced resource, rather than left behind.
         """
-        if self.resource_id is None or self.external_id:
+        if self.external_id:
             return True
         try:
+            if self.resource_id is None and not self._recover_unrecorded():
+                return True
             obj = self._get(self.manifest(self.properties, owned=False,
                                           content=False))
             if obj is None or obj['metadata'].get('uid') != self.resource_id:
@@ -254,8 +258,9 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
         resource_id_set() leaves an object Heat has no id for. It carries
         this resource's UUID annotation: when one is found under the name
         the create chose, its uid becomes the resource id, so that a
-        delete (or the cleanup of a replaced resource) removes it. Returns
-        True when one was found.
+        delete (or the cleanup of a replaced resource) removes it and the
+        next update of the failed resource sees it. Returns True when one
+        was found.
         """
         if self.external_id or not self.data().get('name'):
             return False  # never written, or not ours to delete
@@ -270,7 +275,7 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
         if labels.resource_uuid(obj or {}) != self.uuid:
             return False
         meta = obj['metadata']
-        LOG.info('%s: deleting %s, created by an interrupted create',
+        LOG.info('%s: recording %s, created by an interrupted create',
                  self.name, self.describe())
         self.resource_id_set(meta['uid'])
         return True

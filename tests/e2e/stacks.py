@@ -251,11 +251,18 @@ def kill_group(localcloud, component):
     """SIGKILL a component's whole process group (master and workers):
     a crash, not a shutdown. Returns the pids that were killed."""
     pid = cloud.pids(localcloud.state_dir)[component]
-    members = [p for p in _pids() if _pgid(p) == pid]
+    members = group(localcloud, component)
     os.killpg(pid, signal.SIGKILL)
     cloud.wait_until(lambda: not any(cloud.alive(p) for p in members),
                      '%s processes to die' % component, timeout=30)
     return members
+
+
+def group(localcloud, component):
+    """The pids of a component's process group (its master first)."""
+    pid = cloud.pids(localcloud.state_dir)[component]
+    return sorted((p for p in _pids() if _pgid(p) == pid),
+                  key=lambda p: p != pid)
 
 
 def _pids():

@@ -109,6 +109,19 @@ class RecoveryTest(heat_harness.KubernetesTestCase):
         fake.obj = self._object(rsrc, uid='another-incarnation')
         self.assertTrue(rsrc.needs_replace_failed())
 
+    def test_unrecorded_object_of_a_failed_resource_is_recorded(self):
+        # The worker died between the API's answer and resource_id_set():
+        # a ready object is kept, an unready one goes with the replaced
+        # resource (by its uid), none is left behind.
+        for ready, replace in ((True, False), (False, True)):
+            fake = FakeKube()
+            rsrc = self._resource(fake)
+            fake.obj = self._object(rsrc, ready=ready)
+            rsrc.data_set('name', fake.obj['metadata']['name'])
+            rsrc.data_set('namespace', fake.obj['metadata']['namespace'])
+            self.assertEqual(replace, rsrc.needs_replace_failed())
+            self.assertEqual(UID, rsrc.resource_id)
+
     def test_unreadable_object_is_replaced(self):
         fake = FakeKube(error=kube.ApiError(503, 'Unavailable', 'down'))
         rsrc = self._resource(fake)

@@ -1,0 +1,192 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""A service of the cloud fails in the middle of a create, an update and a
+delete of templates/slow.yaml (a ConfigMap, a Deployment held unready by
+kwok until the test releases it, a ConfigMap after it).
+
+The fault strikes while the Deployment waits for its pods (create), for
+its rollout to a new image (update) or to be gone (delete: a finalizer
+holds it); the test lets it go once the fault is over. Then: the
+stack reaches a terminal state within SETTLE seconds (COMPLETE, or FAILED
+with the reason printed), a retry (`stack update --existing`, or delete
+again) completes, and Kubernetes holds exactly the objects Heat knows. The
+time from the fault's start to the terminal state and the stack's reason
+are printed for each.
+"""
+
+import json
+import time
+
+from heatclient import exc
+import pytest
+
+from tests.e2e import stacks
+from tests.functional import cloud
+
+# Long enough for the slowest fault (DOWN) and a retry after it.
+SETTLE = 120
+# How long k8s-keystone-auth stays down (the issue's figure).
+DOWN = 30
+PHASES = ('create', 'update', 'delete')
+HOLD = 'sim.heat-k8s.io/hold'
+STUCK = 'stuck'
+
+
+def _restart(localcloud, component):
+    stacks.localcloud_cmd(localcloud, 'restart', component)
+
+
+def _down(localcloud, component):
+    stacks.kill_group(localcloud, component)
+    time.sleep(DOWN)
+    stacks.localcloud_cmd(localcloud, 'restart', component)
+
+
+FAULTS = {'rabbitmq': _restart, 'mariadb': _restart, 'keystone': _restart,
+          'k8s-keystone-auth': _down, 'etcd': _restart}
+
+
+@pytest.fixture(scope='module')
+def heat(localcloud):
+    return stacks.Heat(localcloud)
+
+
+def _shown(heat, stack_id):
+    """The stack, or None while the cloud cannot say (the fault)."""
+    try:
+        return heat.stack(stack_id)
+    except exc.HTTPNotFound:
+        raise
+    except Exception:
+        return None
+
+
+def _terminal(heat, stack_id, action, timeout=SETTLE):
+    """The stack once `action` is over (None: deleted), or STUCK."""
+    def done():
+        try:
+            stack = _shown(heat, stack_id)
+        except exc.HTTPNotFound:
+            return 'gone'
+        if stack is None or stack.action != action or (
+                stack.stack_status.endswith('IN_PROGRESS')):
+            return None
+        if stack.stack_status == 'DELETE_COMPLETE':
+            return 'gone'
+        return stack
+    try:
+        found = cloud.wait_until(done, 'stack %s to end %s' % (
+            stack_id, action), timeout=timeout, interval=1)
+    except AssertionError:
+        return STUCK
+    return None if found == 'gone' else found
+
+
+def _in_progress_with_object(res):
+    return res.resource_status.endswith('IN_PROGRESS') and (
+        res.physical_resource_id)
+
+
+def _complete(localcloud, heat, stack_id, app):
+    stacks.release(localcloud, app)
+    stack = heat.wait(stack_id, timeout=60)
+    assert stack.stack_status == 'CREATE_COMPLETE', stack.stack_status_reason
+
+
+def _hold(localcloud, obj):
+    """Keep `obj` from going away (a finalizer) until _let_go()."""
+    _patch(localcloud, obj, 'merge', {'metadata': {'finalizers': [HOLD]}})
+
+
+def _let_go(localcloud, obj):
+    _patch(localcloud, obj, 'json', [{'op': 'remove',
+                                      'path': '/metadata/finalizers'}])
+
+
+def _patch(localcloud, obj, kind, patch):
+    meta = obj['metadata']
+    localcloud.run('kubectl', 'patch', obj['kind'].lower(), '-n',
+                   meta['namespace'], meta['name'], '--type', kind, '-p',
+                   json.dumps(patch))
+
+
+@pytest.mark.parametrize('phase', PHASES)
+@pytest.mark.parametrize('fault', FAULTS)
+def test_fault_in_the_middle(localcloud, heat, capsys, fault, phase):
+    app = stacks.unique('e2e-fault')
+    stack_id = stacks.create(localcloud, stacks.unique('fault'),
+                             'slow.yaml', {'app': app})
+    heat.wait_resource(stack_id, 'slow', _in_progress_with_object,
+                       'the Deployment created')
+    if phase == 'update':
+        _complete(localcloud, heat, stack_id, app)
+        localcloud.run('openstack', 'stack', 'update', '--existing',
+                       '--parameter', 'image=registry.invalid/app:2',
+                       stack_id)
+        heat.wait_resource(stack_id, 'slow', lambda r: (
+            r.resource_status == 'UPDATE_IN_PROGRESS'), 'the rollout')
+    elif phase == 'delete':
+        _complete(localcloud, heat, stack_id, app)
+        deployment = stacks.deployment_of(localcloud, stack_id)
+        _hold(localcloud, deployment)
+        localcloud.run('openstack', 'stack', 'delete', '--yes', stack_id)
+        heat.wait_resource(stack_id, 'slow', lambda r: (
+            r.resource_status == 'DELETE_IN_PROGRESS'), 'the delete')
+
+    started = time.monotonic()
+    FAULTS[fault](localcloud, fault)
+    if phase == 'delete':
+        _let_go(localcloud, deployment)
+    else:
+        stacks.release(localcloud, app)
+    stack = _terminal(heat, stack_id, phase.upper())
+    took = time.monotonic() - started
+    stuck = stack is STUCK
+    if stuck:
+        stack = heat.stack(stack_id)
+        status = 'still %s' % stack.stack_status
+    else:
+        status = stack.stack_status if stack else 'gone'
+    reason = stack.stack_status_reason if stack else ''
+
+    # The retry a user makes of a failed (or stuck) stack.
+    retried = ''
+    if stack is not None and (stuck or stack.stack_status.endswith(
+            'FAILED')):
+        if phase == 'delete':
+            localcloud.run('openstack', 'stack', 'delete', '--yes', stack_id)
+            stack = _terminal(heat, stack_id, 'DELETE')
+        else:
+            stacks.release(localcloud, app)
+            stack = stacks.update(localcloud, heat, stack_id, '--existing',
+                                  timeout=SETTLE)
+        retried = ', retried: %s' % (stack.stack_status if stack else 'gone')
+    with capsys.disabled():
+        print('\n%s mid-%s: %s after %.0f s (%s)%s' % (
+            fault, phase, status, took, reason, retried))
+    assert stack is not STUCK, 'the retry did not end either'
+
+    if phase == 'delete':
+        assert stack is None, stack.stack_status_reason
+        assert stacks.stack_objects(localcloud, stack_id) == []
+    else:
+        assert stack.stack_status.endswith('_COMPLETE'), (
+            stack.stack_status_reason)
+        stacks.assert_matches_heat(heat, localcloud, stack_id)
+        stacks.delete(localcloud, heat, stack_id)
+        assert stacks.stack_objects(localcloud, stack_id) == []
+    assert stacks.objects(localcloud, 'app=' + app,
+                          kinds=stacks.DEPENDENTS) == []
+    # Last, so that a stuck stack is still recovered and cleaned up.
+    assert not stuck, 'no terminal state %ss after the fault: %s' % (
+        SETTLE, status)
