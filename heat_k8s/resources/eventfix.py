@@ -36,6 +36,8 @@ import functools
 from heat.engine import stack as stack_mod
 from oslo_log import log as logging
 
+from heat_k8s.resources import patching
+
 LOG = logging.getLogger(__name__)
 # heat.engine.service.ThreadGroup.add_thread's error for a full group.
 FULL = 'Maximum number of threads reached'
@@ -66,12 +68,10 @@ def without_idle_threads(dispatch):
                       exc)
             send(self.context, sinks, ev.as_dict())
             return None
-    dispatch_event.lean = True
     return dispatch_event
 
 
 def apply():
     """Make Stack.dispatch_event lean; idempotent."""
-    if not getattr(stack_mod.Stack.dispatch_event, 'lean', False):
-        stack_mod.Stack.dispatch_event = without_idle_threads(
-            stack_mod.Stack.dispatch_event)
+    patching.wrap_once(stack_mod.Stack, 'dispatch_event',
+                       without_idle_threads)

@@ -37,6 +37,8 @@ from heat.engine import stack as stack_mod
 from oslo_db import exception as db_exception
 from oslo_log import log as logging
 
+from heat_k8s.resources import patching
+
 LOG = logging.getLogger(__name__)
 
 
@@ -51,12 +53,9 @@ def keep_referenced_template(purge):
             LOG.info('%s: previous template still in use, kept (the '
                      'traversal completed twice): %s', self.name, exc)
             return None
-    guarded_purge.guarded = True
     return guarded_purge
 
 
 def apply():
     """Guard Stack.purge_db; idempotent."""
-    if not getattr(stack_mod.Stack.purge_db, 'guarded', False):
-        stack_mod.Stack.purge_db = keep_referenced_template(
-            stack_mod.Stack.purge_db)
+    patching.wrap_once(stack_mod.Stack, 'purge_db', keep_referenced_template)

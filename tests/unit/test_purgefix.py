@@ -24,6 +24,7 @@ import unittest
 from heat.engine import stack as stack_mod
 from oslo_db import exception as db_exception
 
+from heat_k8s.resources import patching
 from heat_k8s.resources import purgefix
 
 
@@ -52,7 +53,7 @@ class PurgeGuardTest(unittest.TestCase):
         purgefix.apply()
         guarded = stack_mod.Stack.purge_db
         purgefix.apply()
-        self.assertTrue(guarded.guarded)
+        self.assertTrue(getattr(guarded, patching.MARK))
         self.assertIs(guarded, stack_mod.Stack.purge_db)
         # What the guard relies on in Heat: purge_db deletes the previous
         # template through RawTemplate.delete.
