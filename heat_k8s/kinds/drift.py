@@ -37,6 +37,7 @@ import json
 from heat_k8s.kinds import redaction
 
 MISSING = object()    # a field absent from the live object
+EMPTY = (None, {}, [], '')  # applied, but never stored by the API server
 IDENTITY = ('apiVersion', 'kind', 'metadata.name', 'metadata.namespace')
 SHOWN_VALUE_MAX = 30  # characters of a value shown in a message
 REASON_MAX = 255      # Heat's status reason column
@@ -64,6 +65,8 @@ def findings(applied, live, manager):
             continue
         others = sorted(name for name, owned in owners.items()
                         if fields in owned)
+        if now is MISSING and value in EMPTY:
+            continue  # the API server leaves empty fields out
         differs = now is MISSING or value != now
         if fields in mapped:
             drifted = differs   # Heat keeps owning write-only fields

@@ -80,6 +80,15 @@ class FindingsTest(testtools.TestCase):
             'containers'][0]['resources']['requests']['cpu'])
         self.assertEqual({}, self.drifted(named(DEPLOYMENT, 'clean'), live))
 
+    def test_empty_fields_the_server_left_out_are_not_drift(self):
+        # Seen with a pod template's `annotations: {}` in
+        # OS::Kubernetes::Objects: the stored object has no annotations.
+        applied = named(DEPLOYMENT, 'clean')
+        applied['spec']['template']['metadata']['annotations'] = {}
+        applied['spec']['template']['spec']['volumes'] = []
+        self.assertEqual({}, self.drifted(applied,
+                                          real('deployment_clean')))
+
     def test_changed_removed_and_taken_fields(self):
         found = self.drifted(DEPLOYMENT, real('deployment_web'))
         self.assertEqual(
