@@ -43,6 +43,8 @@ from heat.engine.resources import stack_resource
 from heat.objects import resource as resource_objects
 from oslo_log import log as logging
 
+from heat_k8s.resources import patching
+
 LOG = logging.getLogger(__name__)
 
 
@@ -54,12 +56,9 @@ def lock_predates(locked_at, engine_id, traversal_began):
     return locked_at < traversal_began
 
 
-def apply():
-    """Guard StackResource.handle_preempt; idempotent."""
-    preempt = stack_resource.StackResource.handle_preempt
-    if getattr(preempt, 'guarded', False):
-        return
-
+def only_older_traversals(preempt):
+    """handle_preempt, cancelling only an update older than the
+    current traversal."""
     @functools.wraps(preempt)
     def guarded_preempt(self):
         row = resource_objects.Resource.get_obj(
@@ -72,6 +71,10 @@ def apply():
                      row.updated_at, self.stack.updated_time)
             return
         return preempt(self)
+    return guarded_preempt
 
-    guarded_preempt.guarded = True
-    stack_resource.StackResource.handle_preempt = guarded_preempt
+
+def apply():
+    """Guard StackResource.handle_preempt; idempotent."""
+    patching.wrap_once(stack_resource.StackResource, 'handle_preempt',
+                       only_older_traversals)
