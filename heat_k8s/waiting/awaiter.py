@@ -40,6 +40,10 @@ POLL_LATENESS = 0.25  # next poll after this fraction of the time waited
 LOOK_CLOSER_AFTER = 10
 # Retried at the next poll, not per request: the deadline bounds retries.
 TRANSIENT = (0, 429, 500, 502, 503, 504)
+# A restarted kube-apiserver answers before its RBAC caches are filled, and
+# denies for those seconds what the same user did a moment ago (create the
+# object waited for); a 403 is retried this long before it stands.
+FORBIDDEN_GRACE = 30
 READY = True  # what a check answers once the wait is over
 
 CLOCK = time.monotonic  # seconds; deadlines live only in engine memory
@@ -72,6 +76,7 @@ class Wait:
     live: dict | None = None     # the last version read, to watch on from
     gone_uid: str | None = None  # an incarnation to see disappear first
     stuck_since: float | None = None  # clock() value it was first stuck at
+    forbidden_since: float | None = None  # clock() value of the first 403
     shown: str | None = None     # the progress text last stored
     shown_at: float | None = None  # clock() value it was stored at
 
@@ -137,10 +142,11 @@ class Awaiter:
                 obj, verdict = self._watch_verdict(obj, wait, verdict)
                 watched = True
         except errors.ApiError as exc:
-            if exc.status not in TRANSIENT or self._expired(wait):
+            if not self._retryable(exc, wait):
                 raise
             LOG.info('%s: will retry after: %s', self.name, exc)
             return self._delay(wait)
+        wait.forbidden_since = None
         if verdict.state == readiness.READY:
             return READY
         if verdict.state == readiness.FAILED:
@@ -174,6 +180,18 @@ class Awaiter:
 
     def _expired(self, wait):
         return self.clock() > wait.deadline
+
+    def _retryable(self, exc, wait):
+        """Whether a poll's API error is retried at the next poll: a
+        transient one until the deadline, a 403 for FORBIDDEN_GRACE."""
+        if self._expired(wait):
+            return False
+        if exc.status != 403:
+            return exc.status in TRANSIENT
+        now = self.clock()
+        if wait.forbidden_since is None:
+            wait.forbidden_since = now
+        return now - wait.forbidden_since < FORBIDDEN_GRACE
 
     def _delay(self, wait, watched=False):
         """Poll again after a quarter of the time waited so far (at least

@@ -292,14 +292,61 @@ def test_an_api_unavailable_until_the_deadline_fails_with_its_error():
     assert raised.value.status == 503
 
 
+def forbidden():
+    return errors.ApiError(403, 'Forbidden', 'pods "unready" is forbidden: '
+                           'User "demo" cannot get resource "pods" in API '
+                           'group "" in the namespace "demo" (HTTP 403 '
+                           'Forbidden)')
+
+
 def test_an_error_that_is_not_transient_is_raised_at_once():
     clock = Clock()
-    forbidden = errors.ApiError(403, 'Forbidden', 'pods "unready" is '
-                                'forbidden (HTTP 403 Forbidden)')
-    cluster = Cluster(clock, reads=[forbidden])
+    refused = errors.ApiError(401, 'Unauthorized', 'Unauthorized')
+    cluster = Cluster(clock, reads=[refused])
     with pytest.raises(errors.ApiError) as raised:
         cluster.awaiter().ready(start(clock))
-    assert raised.value is forbidden
+    assert raised.value is refused
+
+
+def test_a_403_after_an_apiserver_restart_is_retried_while_rbac_warms_up():
+    # Recorded on a restarted kube-apiserver: for its first seconds RBAC
+    # denies the user that created the object being waited for.
+    clock = Clock()
+    cluster = Cluster(clock, reads=[unavailable(), forbidden(), forbidden(),
+                                    real('pod_ready')])
+    wait = start(clock)
+    waiting = cluster.awaiter()
+    for _ in range(3):
+        assert isinstance(waiting.ready(wait), PollAgain)
+        clock.now += awaiter.FORBIDDEN_GRACE / 3 - 1
+    assert waiting.ready(wait) is READY
+    assert wait.forbidden_since is None
+
+
+def test_a_403_that_lasts_past_the_grace_stands():
+    clock = Clock()
+    denied = forbidden()
+    cluster = Cluster(clock, reads=[forbidden(), forbidden(), denied])
+    wait = start(clock)
+    waiting = cluster.awaiter()
+    assert waiting.ready(wait) == PollAgain(1)
+    clock.now += awaiter.FORBIDDEN_GRACE - 1
+    assert isinstance(waiting.ready(wait), PollAgain)
+    clock.now += 1
+    with pytest.raises(errors.ApiError) as raised:
+        waiting.ready(wait)
+    assert raised.value is denied
+
+
+def test_a_403_is_not_retried_past_the_deadline():
+    clock = Clock()
+    denied = forbidden()
+    cluster = Cluster(clock, reads=[denied])
+    wait = start(clock, seconds=10, timeout=10)
+    clock.now += 11
+    with pytest.raises(errors.ApiError) as raised:
+        cluster.awaiter().ready(wait)
+    assert raised.value is denied
 
 
 # --- the deadline ------------------------------------------------------------
