@@ -308,7 +308,8 @@ def summarize(results):
         rows = {tool: {f: median(runs, f) for f in (
             'total', 'requests', 'to_api', 'in_heat', 'to_exit',
             'critical_path')} for tool, runs in by_tool.items()}
-        base = rows['kubectl']['total']
+        # Without kubectl in the run (--tools heat) there is no ratio.
+        base = (rows.get('kubectl') or {}).get('total')
         for row in rows.values():
             row['ratio'] = (round(row['total'] / base, 2)
                             if base and row['total'] is not None else None)
