@@ -23,6 +23,7 @@ from heat_k8s.resources import heatfix
 from heat_k8s.resources import leafpace
 from heat_k8s.resources import preemptfix
 from heat_k8s.resources import purgefix
+from heat_k8s.resources import threadfix
 from heat_k8s.resources.registry import available_resource_mapping  # noqa: F401
 
 # Heat 27 shares one yaql parser between engine threads
@@ -37,6 +38,9 @@ purgefix.apply()
 # Heat 27 pauses 1 s per independent resource; the operator sets the pause
 # (heat_k8s.resources.leafpace).
 leafpace.apply()
-# Heat 27 fails a resource when its stack has 10 event threads alive
+# Heat 27 keeps every finished thread of a stack, and the stack with it
+# (heat_k8s.resources.threadfix).
+threadfix.apply()
+# Heat 27 fails a resource when its stack's thread group is full
 # (heat_k8s.resources.eventfix).
 eventfix.apply()

@@ -18,9 +18,10 @@ Every event a stack or resource stores is also handed to the stack's
 event sinks by ``Stack.dispatch_event``, in a new thread of the stack's
 thread group. Heat 27 runs heat-engine on threads, and its
 ``ThreadGroup.add_thread`` raises ``RuntimeError: Maximum number of
-threads reached`` once a stack has 10 threads alive in one engine
-process. When many resources of one stack change state at once (400
-independent objects deleted together) the eleventh event raises inside
+threads reached`` once a stack's group is full in one engine process
+(Heat 27 never took finished threads out of it; threadfix now does). When
+many resources of one stack change state at once (400 independent objects
+deleted together) the event over the limit raises inside
 ``Resource.state_set``, and the resource, then the stack, fails with that
 message (seen with ``[kubernetes] leaf_trigger_interval = 0``).
 
