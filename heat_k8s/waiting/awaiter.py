@@ -160,8 +160,16 @@ class Awaiter:
 
     def gone(self, wait, uid):
         """READY once the incarnation `uid` no longer exists, or PollAgain;
-        Failed at the deadline, naming the finalizers holding it."""
-        obj = self.read()
+        Failed at the deadline, naming the finalizers holding it.  API
+        errors are retried as ready() retries them."""
+        try:
+            obj = self.read()
+        except errors.ApiError as exc:
+            if not self._retryable(exc, wait):
+                raise
+            LOG.info('%s: will retry after: %s', self.name, exc)
+            return self._delay(wait)
+        wait.forbidden_since = None
         if obj is None or obj['metadata'].get('uid') != uid:
             return READY
         if self._expired(wait):

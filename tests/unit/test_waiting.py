@@ -486,6 +486,35 @@ def test_an_object_still_there_at_the_deadline_names_its_finalizers():
         'property); finalizers holding it: kubernetes.io/pvc-protection')
 
 
+def test_an_apiserver_restarting_during_a_delete_is_waited_out():
+    # Recorded mid-delete with kube-apiserver restarted: refused
+    # connections, a 403 while RBAC warms up, then the object is gone.
+    clock = Clock()
+    claim = marked_for_deletion(real('pvc_bound_local'))
+    cluster = Cluster(clock, reads=[unavailable(), forbidden(), None])
+    wait = start(clock, seconds=60, timeout=60)
+    waiting = cluster.awaiter(watching=False)
+    assert waiting.gone(wait, claim['metadata']['uid']) == PollAgain(1)
+    clock.now += 1
+    assert waiting.gone(wait, claim['metadata']['uid']) == PollAgain(1)
+    assert wait.forbidden_since is not None
+    clock.now += 1
+    assert waiting.gone(wait, claim['metadata']['uid']) is READY
+    assert wait.forbidden_since is None
+
+
+def test_an_api_error_at_the_delete_deadline_is_raised():
+    clock = Clock()
+    claim = marked_for_deletion(real('pvc_bound_local'))
+    down = unavailable()
+    cluster = Cluster(clock, reads=[down])
+    wait = start(clock, seconds=10, timeout=10)
+    clock.now += 11
+    with pytest.raises(errors.ApiError) as raised:
+        cluster.awaiter(watching=False).gone(wait, claim['metadata']['uid'])
+    assert raised.value is down
+
+
 # --- the layer ------------------------------------------------------------
 
 def test_the_waiting_layer_imports_no_heat_and_no_resources():
