@@ -141,6 +141,17 @@ kubernetes_opts = [
              'sooner; the install guide gives the value tested with 400 '
              'independent resources. Applies to every stack of the '
              'engine, as heat_k8s is loaded into heat-engine.'),
+    cfg.IntOpt(
+        'stranded_check_interval',
+        default=30,
+        min=0,
+        help='Every this many seconds each heat-engine worker looks for '
+             'stacks left IN_PROGRESS by a heat-engine that died while '
+             'it checked one of their resources (Heat 27 recovers only '
+             'legacy stacks from a dead engine). Such a stack, unchanged '
+             'for this long, is marked FAILED, naming the engine and '
+             'the resources, so that a retry (stack update --existing, '
+             'or delete again) recovers it. 0 turns the check off.'),
     cfg.StrOpt(
         'schema_version',
         help='Kubernetes minor version (e.g. "1.36") whose OpenAPI schema '

@@ -23,6 +23,7 @@ from heat_k8s.resources import heatfix
 from heat_k8s.resources import leafpace
 from heat_k8s.resources import preemptfix
 from heat_k8s.resources import purgefix
+from heat_k8s.resources import strandfix
 from heat_k8s.resources import threadfix
 from heat_k8s.resources.registry import available_resource_mapping  # noqa: F401
 
@@ -41,6 +42,9 @@ leafpace.apply()
 # Heat 27 keeps every finished thread of a stack, and the stack with it
 # (heat_k8s.resources.threadfix).
 threadfix.apply()
+# Heat 27 leaves a convergence stack IN_PROGRESS for ever when the engine
+# checking it dies (heat_k8s.resources.strandfix).
+strandfix.apply()
 # Heat 27 fails a resource when its stack's thread group is full
 # (heat_k8s.resources.eventfix).
 eventfix.apply()

@@ -23,13 +23,14 @@ again) completes, and Kubernetes holds exactly the objects Heat knows. The
 time from the fault's start to the terminal state and the stack's reason
 are printed for each.
 
-A RabbitMQ restart can lose the engine's next internal message (a
-check_resource cast in flight), and a killed engine takes the work it held
-with it (Heat 27's convergence hands none of it over): the stack then
-stays IN_PROGRESS, and only a user's retry ends it. That is Heat's (see
-the README's known limitations); for those faults the test gives the
-stack STRANDED seconds, requires the retry to recover it, and says when it
-had to.
+A killed engine takes the work it held with it (Heat 27's convergence
+hands none of it over); heat_k8s.resources.strandfix marks such a stack
+FAILED, naming the dead engine, and the test requires that. A RabbitMQ
+restart can lose the engine's next internal message (a check_resource
+cast in flight) with no lock held: the stack then stays IN_PROGRESS, and
+only a user's retry ends it. That is Heat's (see the README's known
+limitations); for that fault the test gives the stack STRANDED seconds,
+requires the retry to recover it, and says when it had to.
 
 CI runs each fault in one phase (FAULT_PHASES); HEAT_K8S_E2E_FAULTS=all
 runs every fault in every phase (24 cases, some 15 minutes on kwok).
@@ -87,10 +88,13 @@ FAULTS = {'rabbitmq': _restart, 'mariadb': _restart, 'keystone': _restart,
           'kube-apiserver': _restart, 'heat-engine': _crash,
           'heat-engine-worker': _crash_one_worker}
 # Faults after which Heat may never end the operation on its own: a lost
-# check_resource message, or (convergence) work a dead engine held, which
-# Heat 27 does not hand over. The stack is retried after STRANDED.
-MAY_STRAND = {'rabbitmq', 'heat-engine', 'heat-engine-worker'}
+# check_resource message. The stack is retried after STRANDED.
+MAY_STRAND = {'rabbitmq'}
 STRANDED = 45
+# Faults that kill the engine checking the Deployment: strandfix ends the
+# stack FAILED with this in its reason, within SETTLE.
+KILL_ENGINE = {'heat-engine', 'heat-engine-worker'}
+WENT_DOWN = 'went down during stack'
 # The default campaign: every fault class once, every phase at least once.
 FAULT_PHASES = (('rabbitmq', 'update'), ('mariadb', 'create'),
                 ('keystone', 'delete'), ('k8s-keystone-auth', 'create'),
@@ -233,3 +237,5 @@ def test_fault_in_the_middle(localcloud, heat, capsys, fault, phase):
     # Last, so that a stuck stack is still recovered and cleaned up.
     assert not stuck or fault in MAY_STRAND, (
         'no terminal state %ss after the fault: %s' % (SETTLE, status))
+    if fault in KILL_ENGINE:
+        assert WENT_DOWN in reason, (status, reason)

@@ -28,8 +28,11 @@ The second run kills one heat-engine worker (SIGKILL) in the middle of the
 create. A create request the dead worker had taken fails after heat-api's
 RPC timeout (60 s, "Internal Error") and the stack does not exist: the user
 creates it again. Heat 27 with convergence never resumes what the dead
-worker held: those stacks stay CREATE_IN_PROGRESS until the user acts, and
-a `stack update --existing` recovers them.
+worker held: a stack whose resource it was checking ends CREATE_FAILED
+once strandfix sees the dead lock (within about a minute), one whose
+message it had only taken stays CREATE_IN_PROGRESS. The test waits until
+nothing changed for QUIET seconds, then updates every stack not complete
+with `stack update --existing`, which recovers both.
 """
 
 from concurrent import futures
