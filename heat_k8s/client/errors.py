@@ -43,6 +43,14 @@ class ApiError(k8s_exceptions.ApiException):
 
 
 MAX_VALUE_TEXT = 80
+# What a bare status means for a plugin that brings a Keystone token: the
+# API's own message for it is one word.
+HINTS = {
+    401: 'the Kubernetes API did not accept the Keystone token: the '
+         "cluster's Keystone webhook (k8s-keystone-auth) is down or cannot "
+         'reach Keystone, or the token expired (heat.conf '
+         'reauthentication_auth_method = trusts renews it)',
+}
 _DUMP_START = re.compile(r'[\w.]*[{\[]')
 
 
@@ -111,6 +119,8 @@ def status_message(status_code, body, secrets=()):
                                   'Kubernetes API error',
                                   status_code,
                                   ' ' + reason if reason else '')
+    if status_code in HINTS:
+        message = '%s: %s' % (message, HINTS[status_code])
     if secrets:
         message = redaction.text(message, secrets)
         status = redaction.structure(status, secrets)

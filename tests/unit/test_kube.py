@@ -187,6 +187,19 @@ class StatusMessageTest(testtools.TestCase):
         message, _ = errors.status_message(500, '')
         self.assertEqual('Kubernetes API error (HTTP 500)', message)
 
+    def test_a_refused_token_says_what_refuses_it(self):
+        # kube-apiserver's answer when its token webhook is down.
+        body = {'kind': 'Status', 'apiVersion': 'v1', 'metadata': {},
+                'status': 'Failure', 'message': 'Unauthorized',
+                'reason': 'Unauthorized', 'code': 401}
+        message, _ = errors.status_message(401, json.dumps(body))
+        self.assertEqual(
+            'Unauthorized (HTTP 401 Unauthorized): the Kubernetes API did '
+            "not accept the Keystone token: the cluster's Keystone webhook "
+            '(k8s-keystone-auth) is down or cannot reach Keystone, or the '
+            'token expired (heat.conf reauthentication_auth_method = trusts '
+            'renews it)', message)
+
     def test_api_error_text_is_the_message_only(self):
         error = kube.ApiError(404, 'Not Found', 'pods "x" not found')
         self.assertEqual('pods "x" not found', str(error))
