@@ -40,6 +40,9 @@ def cmd_build(args):
         go.update(go.read_versions())
     for d in go.build(log=_log):
         print(d)
+    # The OpenStack side too: the functional tests run its `openstack`
+    # before any `up` would create it (a fresh machine has none).
+    print(venv.ensure(log=_log))
 
 
 def cmd_up(args):
@@ -208,8 +211,8 @@ def parser():
                    help='certificates, data, pids and logs (default: '
                    '$HEAT_K8S_STATE_DIR or ~/.cache/heat-k8s/localcloud)')
     sub = p.add_subparsers(dest='command', required=True)
-    b = sub.add_parser('build', help='build the control plane binaries '
-                       '(a no-op when cached)')
+    b = sub.add_parser('build', help='build the control plane binaries and '
+                       'the cloud virtualenv (a no-op when cached)')
     b.add_argument('--update', action='store_true',
                    help='regenerate tools/gomod from tools/versions.env')
     b.set_defaults(func=cmd_build)
