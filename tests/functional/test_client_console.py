@@ -13,8 +13,9 @@
 """The local cloud's ``openstack`` prints its answer and nothing else: no
 client plugin it cannot load, no Python warning.
 
-It runs the client of the cloud virtualenv that tools/versions.env pins
-(built by ``tools/localcloud build`` or ``up``), offline: ``help`` loads
+It runs the clients of the virtualenvs that tools/versions.env pins
+(built by ``tools/localcloud build`` or ``up``): the client's, which
+``localcloud env`` puts first on PATH, and the cloud's, offline: ``help`` loads
 every command plugin, as any command does, without asking a cloud.
 """
 
@@ -39,20 +40,36 @@ def _client_env():
 
 class ConsoleTest(unittest.TestCase):
 
-    def setUp(self):
-        self.venv = venv.path()
+    def _openstack(self, which):
+        venv_dir = venv.path(which=which)
         # tox -e functional runs `tools/localcloud build` first.
         self.assertTrue(
-            os.path.exists(os.path.join(self.venv, venv.COMPLETE)),
-            'no cloud virtualenv for the current pins (%s); '
-            '`tools/localcloud build` creates it' % self.venv)
+            os.path.exists(os.path.join(venv_dir, venv.COMPLETE)),
+            'no %s virtualenv for the current pins (%s); '
+            '`tools/localcloud build` creates it' % (which, venv_dir))
+        return os.path.join(venv.bin_dir(venv_dir), 'openstack')
 
-    def test_help_of_a_heat_command_prints_nothing_else(self):
+    def _assert_help_alone(self, which):
         out = subprocess.run(
-            [os.path.join(venv.bin_dir(self.venv), 'openstack'), 'help',
-             'stack', 'list'],
+            [self._openstack(which), 'help', 'stack', 'list'],
             env=_client_env(), stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True, timeout=120)
         self.assertEqual(0, out.returncode, out.stderr)
         self.assertIn('usage: openstack stack list', out.stdout)
         self.assertEqual('', out.stderr)
+
+    def test_help_of_a_heat_command_prints_nothing_else(self):
+        # The client's, first on `localcloud env`'s PATH.
+        self._assert_help_alone(venv.CLIENT)
+
+    def test_the_cloud_virtualenvs_client_prints_nothing_else(self):
+        # The one beside Heat, with every service client Heat installs.
+        self._assert_help_alone(venv.CLOUD)
+
+    def test_the_client_has_heat_k8s_export(self):
+        out = subprocess.run(
+            [self._openstack(venv.CLIENT), 'help', 'stack', 'kubernetes',
+             'export'], env=_client_env(), stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, timeout=120)
+        self.assertEqual(0, out.returncode, out.stderr)
+        self.assertIn('--include-secret-values', out.stdout)

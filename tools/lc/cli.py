@@ -149,6 +149,11 @@ def env_exports(state_dir):
     cluster = controlplane.Cluster(state_dir)
     bins = cluster.info.get('bins') or go.all_bin_dirs()
     if cluster.info.get('venv'):
+        # The client's `openstack` before the cloud's (which loads every
+        # service client Heat installs: 0.5-0.8 s more per command).
+        client = venv.path(which=venv.CLIENT)
+        if os.path.isdir(client):
+            bins = bins + [venv.bin_dir(client)]
         bins = bins + [venv.bin_dir(cluster.info['venv'])]
     exports = {
         'HEAT_K8S_STATE_DIR': state_dir,
