@@ -22,16 +22,15 @@ the client's own Keystone session, interface and region are used.
 from osc_lib import exceptions
 from osc_lib.command import command as osc_command
 
-from heat_k8s.export import command
-
 
 class ExportStack(osc_command.Command):
     """Print a stack's Kubernetes objects as plain manifests (YAML)."""
 
     def get_parser(self, prog_name):
-        return command.add_arguments(super().get_parser(prog_name))
+        return _command().add_arguments(super().get_parser(prog_name))
 
     def take_action(self, parsed_args):
+        command = _command()
         manager = self.app.client_manager
         try:
             text = command.export(manager.session, parsed_args,
@@ -40,3 +39,11 @@ class ExportStack(osc_command.Command):
         except command.ExportError as exc:
             raise exceptions.CommandError(str(exc)) from None
         self.app.stdout.write(text)
+
+
+def _command():
+    # Imported when the command runs: the client loads this module for
+    # every `openstack` command, and the export's Kubernetes client costs
+    # a quarter of a second to import.
+    from heat_k8s.export import command
+    return command

@@ -345,6 +345,17 @@ class CommandLineTest(unittest.TestCase):
         self.check(parser.parse_args(self.ARGV))
         self.assertFalse(parser.parse_args(['app']).include_secret_values)
 
+    def test_loading_the_command_imports_no_kubernetes_client(self):
+        # The client loads the module for every `openstack` command.
+        import subprocess
+        import sys
+        out = subprocess.run(
+            [sys.executable, '-c', 'import sys, heat_k8s.export.osc; '
+             'print(sorted(m for m in sys.modules if m == "kubernetes" '
+             'or m.startswith("heat_k8s.export.command")))'],
+            capture_output=True, text=True, check=True)
+        self.assertEqual('[]', out.stdout.strip())
+
     def test_entry_points(self):
         import configparser
         import os
