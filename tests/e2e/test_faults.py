@@ -31,8 +31,8 @@ cast in flight) with no lock held: the stack then stays IN_PROGRESS, and
 only a user's retry ends it. The local cloud's durable queues keep the
 casts a restart used to drop; what is left is a cast still in the socket
 as the broker stops. That is Heat's (see the README's known limitations);
-for that fault the test gives the stack STRANDED seconds,
-requires the retry to recover it, and says when it had to.
+for that fault the test gives the stack STRANDED seconds, requires the
+retry to recover it, and says when it had to.
 
 CI runs each fault in one phase (FAULT_PHASES); HEAT_K8S_E2E_FAULTS=all
 runs every fault in every phase (24 cases, some 15 minutes on kwok).

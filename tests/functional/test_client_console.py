@@ -14,9 +14,9 @@
 client plugin it cannot load, no Python warning.
 
 It runs the clients of the virtualenvs that tools/versions.env pins
-(built by ``tools/localcloud build`` or ``up``): the client's, which
-``localcloud env`` puts first on PATH, and the cloud's, offline: ``help`` loads
-every command plugin, as any command does, without asking a cloud.
+(built by ``tools/localcloud build`` or ``up``), the client's (first on
+``localcloud env``'s PATH) and the cloud's, offline: ``help`` loads every
+command plugin, as any command does, without asking a cloud.
 """
 
 import os
@@ -49,11 +49,15 @@ class ConsoleTest(unittest.TestCase):
             '`tools/localcloud build` creates it' % (which, venv_dir))
         return os.path.join(venv.bin_dir(venv_dir), 'openstack')
 
-    def _assert_help_alone(self, which):
-        out = subprocess.run(
-            [self._openstack(which), 'help', 'stack', 'list'],
+    def _help(self, which, *command):
+        """`openstack help COMMAND` of that virtualenv's client, offline."""
+        return subprocess.run(
+            [self._openstack(which), 'help'] + list(command),
             env=_client_env(), stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True, timeout=120)
+
+    def _assert_help_alone(self, which):
+        out = self._help(which, 'stack', 'list')
         self.assertEqual(0, out.returncode, out.stderr)
         self.assertIn('usage: openstack stack list', out.stdout)
         self.assertEqual('', out.stderr)
@@ -67,9 +71,6 @@ class ConsoleTest(unittest.TestCase):
         self._assert_help_alone(venv.CLOUD)
 
     def test_the_client_has_heat_k8s_export(self):
-        out = subprocess.run(
-            [self._openstack(venv.CLIENT), 'help', 'stack', 'kubernetes',
-             'export'], env=_client_env(), stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True, timeout=120)
+        out = self._help(venv.CLIENT, 'stack', 'kubernetes', 'export')
         self.assertEqual(0, out.returncode, out.stderr)
         self.assertIn('--include-secret-values', out.stdout)

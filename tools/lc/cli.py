@@ -217,7 +217,7 @@ def parser():
                    '$HEAT_K8S_STATE_DIR or ~/.cache/heat-k8s/localcloud)')
     sub = p.add_subparsers(dest='command', required=True)
     b = sub.add_parser('build', help='build the control plane binaries and '
-                       'the cloud virtualenv (a no-op when cached)')
+                       'the virtualenvs (a no-op when cached)')
     b.add_argument('--update', action='store_true',
                    help='regenerate tools/gomod from tools/versions.env')
     b.set_defaults(func=cmd_build)
