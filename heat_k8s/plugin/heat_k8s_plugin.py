@@ -18,6 +18,7 @@ Set ``[DEFAULT] plugin_dirs`` to include this directory; the console script
 ``heat-k8s-plugin-dir`` prints its path.
 """
 
+from heat_k8s.resources import astfix
 from heat_k8s.resources import eventfix
 from heat_k8s.resources import heatfix
 from heat_k8s.resources import leafpace
@@ -27,6 +28,9 @@ from heat_k8s.resources import strandfix
 from heat_k8s.resources import threadfix
 from heat_k8s.resources.registry import available_resource_mapping  # noqa: F401
 
+# CPython before 3.11.8 fails ast.parse on threads at once, which Heat's
+# sync points use (heat_k8s.resources.astfix).
+astfix.apply()
 # Heat 27 shares one yaql parser between engine threads
 # (heat_k8s.resources.heatfix).
 heatfix.apply()
