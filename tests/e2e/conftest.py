@@ -16,8 +16,16 @@ The session starts Kubernetes, MariaDB, RabbitMQ, Keystone,
 k8s-keystone-auth and Heat in a temporary state directory and stops them at
 the end. Set HEAT_K8S_E2E_STATE_DIR to the state directory of a full cloud
 already running to use that one instead (it is left running).
+
+With pytest-xdist (`-n N --dist loadfile`, as tox runs the suite) the
+controller starts the one cloud before its workers and stops it after them;
+the workers inherit its state directory. Each module then holds the cloud
+shared for as long as it runs, or alone if it is marked `exclusive` (it
+kills or restarts part of the cloud, or measures it): most of the suite's
+time is waiting for pods, containers and Heat, which overlaps well.
 """
 
+import fcntl
 import json
 import os
 import shlex
@@ -75,30 +83,107 @@ class LocalCloud(object):
                         '--token=' + token, *args, check=check)
 
 
+STATE_DIR = 'HEAT_K8S_E2E_STATE_DIR'
+# The file whose lock a module takes shared, or exclusive (under xdist).
+SHARE_LOCK = 'HEAT_K8S_E2E_SHARE_LOCK'
+# Started first, so that the longest modules do not end the run alone
+# (tox keeps this order: --no-loadscope-reorder).
+LONGEST = ('test_docker_host.py', 'test_upgrade.py', 'test_templates.py')
+
+
 def pytest_configure(config):
     config.addinivalue_line(
-        'markers', 'own_cloud: the test starts a cloud of its own; such '
-        'tests run first, before the session cloud starts, so that one '
-        'cloud runs at a time')
+        'markers', 'own_cloud: the test starts a cloud of its own (kwok '
+        'only: the real node is the session cloud\'s); such tests run '
+        'first, before the session cloud starts unless xdist started it')
+    config.addinivalue_line(
+        'markers', 'exclusive: the module kills, restarts or measures part '
+        'of the cloud; under xdist nothing else runs on it meanwhile')
+
+
+def _order(item):
+    if item.get_closest_marker('own_cloud'):
+        return (0, 0)
+    if item.get_closest_marker('exclusive'):
+        return (2, 0)
+    name = item.path.name
+    return (1, LONGEST.index(name) if name in LONGEST else len(LONGEST))
 
 
 def pytest_collection_modifyitems(session, config, items):
-    items.sort(key=lambda item: item.get_closest_marker('own_cloud') is None)
+    items.sort(key=_order)
+
+
+def _xdist_controller(config):
+    return (config.pluginmanager.has_plugin('dsession')
+            and not hasattr(config, 'workerinput'))
+
+
+def pytest_sessionstart(session):
+    config = session.config
+    if not _xdist_controller(config):
+        return
+    config.heat_k8s_own_dir = tempfile.mkdtemp(prefix='heat-k8s-e2e-')
+    os.environ[SHARE_LOCK] = os.path.join(config.heat_k8s_own_dir,
+                                          'share.lock')
+    if not os.environ.get(STATE_DIR):
+        state_dir = os.path.join(config.heat_k8s_own_dir, 'cloud')
+        config.heat_k8s_cloud = state_dir
+        error = start_cloud(state_dir)
+        if error:
+            # pytest calls no sessionfinish after an exit here.
+            stop_cloud(state_dir)
+            shutil.rmtree(config.heat_k8s_own_dir, ignore_errors=True)
+            pytest.exit(error, returncode=1)
+        os.environ[STATE_DIR] = state_dir
+
+
+def pytest_sessionfinish(session):
+    config = session.config
+    if getattr(config, 'heat_k8s_cloud', None):
+        stop_cloud(config.heat_k8s_cloud)
+    if getattr(config, 'heat_k8s_own_dir', None):
+        shutil.rmtree(config.heat_k8s_own_dir, ignore_errors=True)
+
+
+def start_cloud(state_dir):
+    """`localcloud up` in `state_dir`; what went wrong, or None."""
+    result = cloud.localcloud(state_dir, 'up', check=False)
+    if result.returncode:
+        return 'localcloud up failed:\n%s%s' % (result.stdout, result.stderr)
+    return None
+
+
+def stop_cloud(state_dir):
+    cloud.localcloud(state_dir, 'down', check=False)
+    shutil.rmtree(state_dir, ignore_errors=True)
+
+
+@pytest.fixture(scope='module', autouse=True)
+def cloud_share(request):
+    """The module's hold on the shared cloud, while xdist runs modules at
+    once: shared, or alone for an `exclusive` one."""
+    path = os.environ.get(SHARE_LOCK)
+    if not path:
+        yield
+        return
+    exclusive = request.node.get_closest_marker('exclusive') is not None
+    with open(path, 'a') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        yield
 
 
 @pytest.fixture(scope='session')
 def localcloud():
-    given = os.environ.get('HEAT_K8S_E2E_STATE_DIR')
+    given = os.environ.get(STATE_DIR)
     if given:
         yield LocalCloud(given)
         return
     state_dir = tempfile.mkdtemp(prefix='heat-k8s-e2e-')
     try:
-        result = cloud.localcloud(state_dir, 'up', check=False)
-        if result.returncode:
-            pytest.fail('localcloud up failed:\n%s%s'
-                        % (result.stdout, result.stderr))
+        error = start_cloud(state_dir)
+        if error:
+            pytest.fail(error)
         yield LocalCloud(state_dir)
     finally:
-        cloud.localcloud(state_dir, 'down', check=False)
-        shutil.rmtree(state_dir, ignore_errors=True)
+        stop_cloud(state_dir)

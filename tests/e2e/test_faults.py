@@ -50,6 +50,9 @@ import pytest
 from tests.e2e import stacks
 from tests.functional import cloud
 
+# It stops and kills the cloud's own services.
+pytestmark = pytest.mark.exclusive
+
 # Long enough for the slowest fault (DOWN) and a retry after it.
 SETTLE = 120
 # How long k8s-keystone-auth stays down (the figure).

@@ -47,6 +47,9 @@ import pytest
 from tests.e2e import stacks
 from tests.functional import cloud
 
+# It reads heat-engine's memory and kills an engine worker.
+pytestmark = pytest.mark.exclusive
+
 PROJECTS = ('demo', 'other')
 STACKS = 20
 RESOURCES = ('settings', 'environment', 'meta', 'web', 'api', 'worker',

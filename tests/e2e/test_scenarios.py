@@ -28,6 +28,9 @@ import pytest
 from tests.e2e import stacks
 from tests.functional import cloud
 
+# It kills heat-engine and kube-apiserver.
+pytestmark = pytest.mark.exclusive
+
 SECRET = 'e2e-Sup3r-s3cret'
 CREATE_TIMEOUT = 120
 

@@ -13,9 +13,9 @@
 """A create that waits longer than the user's Keystone token lives.
 
 This module runs its own cloud, whose Keystone issues tokens for
-TOKEN_LIFETIME seconds (`tools/localcloud up --token-expiration`). The
-conftest runs it before the session's cloud starts, so that one cloud runs
-at a time. Set HEAT_K8S_E2E_SHORT_TOKEN_STATE_DIR to the state directory of
+TOKEN_LIFETIME seconds (`tools/localcloud up --token-expiration`), kwok
+only: the real node is the session cloud's. The conftest runs it first.
+Set HEAT_K8S_E2E_SHORT_TOKEN_STATE_DIR to the state directory of
 such a cloud already running to use that one instead.
 
 The plugin fetches the context's token before every Kubernetes request. By
