@@ -263,6 +263,22 @@ class Kube(object):
         return [i for i in self.items(kind, 'app.kubernetes.io/name=' + app)]
 
 
+def of_the_stack(info, obj):
+    """Whether `obj` is the stack's: named after the stack or its prefix,
+    or labelled with one of its apps (other modules' stacks share the
+    project namespace)."""
+    meta = obj['metadata']
+    app = (meta.get('labels') or {}).get('app.kubernetes.io/name', '')
+    return (meta['name'].startswith((info['stack'], info['prefix']))
+            or app.startswith(info['prefix']))
+
+
+def stack_counts(kube, info, kinds):
+    """{kind: how many objects of the stack}."""
+    return {kind: sum(of_the_stack(info, obj) for obj in kube.items(kind))
+            for kind in kinds}
+
+
 def admin_kubectl(localcloud, *args, stdin=None):
     result = subprocess.run(['kubectl', *args], input=stdin,
                             env=localcloud.env, capture_output=True,
@@ -558,8 +574,8 @@ def test_kubernetes_failed_rollout_rolls_back(localcloud, kube_identity,
     config = api_files(api)
     conf = secret_file(kube.get('secret', config['secret']),
                        KEYSTONE_CONF_KEY)
-    counts = {kind: len(kube.items(kind))
-              for kind in ('configmap', 'secret', 'deployment', 'job')}
+    counts = stack_counts(kube, info, ('configmap', 'secret', 'deployment',
+                                       'job'))
     # A token provider that does not exist: db_sync still runs, but the
     # new API pods never pass their readiness probe, and rollouts give up
     # after 15 s without progress (the overrides of the test above are
@@ -609,7 +625,7 @@ def test_kubernetes_failed_rollout_rolls_back(localcloud, kube_identity,
             assert deployment['spec']['progressDeadlineSeconds'] == 600
     issue_token(localcloud, outputs(localcloud, info['stack']))
     # Nothing of the failed update is left behind.
-    assert {kind: len(kube.items(kind)) for kind in counts} == counts
+    assert stack_counts(kube, info, counts) == counts
     assert [s['metadata']['name'] for s in kube.items(
         'secret', 'app.kubernetes.io/name=' + app)] == [restored['secret']]
 
@@ -617,16 +633,10 @@ def test_kubernetes_failed_rollout_rolls_back(localcloud, kube_identity,
 def test_kubernetes_delete_leaves_nothing(localcloud, kube_identity, kube):
     info = kube_identity
     stack_delete(localcloud, info['stack'])
-    left = []
-    for kind in ('deployment', 'replicaset', 'pod', 'job', 'service',
-                 'configmap', 'secret', 'persistentvolumeclaim'):
-        for obj in kube.items(kind):
-            meta = obj['metadata']
-            app = (meta.get('labels') or {}).get('app.kubernetes.io/name',
-                                                 '')
-            if (meta['name'].startswith((info['stack'], info['prefix'])) or
-                    app.startswith(info['prefix'])):
-                left.append('%s/%s' % (kind, meta['name']))
+    left = ['%s/%s' % (kind, obj['metadata']['name'])
+            for kind in ('deployment', 'replicaset', 'pod', 'job', 'service',
+                         'configmap', 'secret', 'persistentvolumeclaim')
+            for obj in kube.items(kind) if of_the_stack(info, obj)]
     assert left == []
     pv = json.loads(admin_kubectl(localcloud, 'get', 'pv', info['pv'],
                                   '-o', 'json'))
