@@ -28,8 +28,8 @@ from heat_k8s.resources import strandfix
 from heat_k8s.resources import threadfix
 from heat_k8s.resources.registry import available_resource_mapping  # noqa: F401
 
-# CPython before 3.11.8 fails ast.parse on threads at once, which Heat's
-# sync points use (heat_k8s.resources.astfix).
+# CPython 3.11.0-3.11.7 and 3.12.0-3.12.1 fail ast.parse on threads at once,
+# which Heat's sync points use (heat_k8s.resources.astfix).
 astfix.apply()
 # Heat 27 shares one yaql parser between engine threads
 # (heat_k8s.resources.heatfix).
