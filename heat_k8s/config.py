@@ -26,6 +26,8 @@ import copy
 from heat.common import config as heat_config
 from oslo_config import cfg
 
+from heat_k8s.enginefixes import options as enginefix_options
+
 GROUP = 'kubernetes'
 CLIENTS_GROUP = 'clients_kubernetes'
 
@@ -128,30 +130,6 @@ kubernetes_opts = [
              'in ContainerCreating". It is stored when it changes, at most '
              'once in this many seconds per resource, and adds no event. '
              '0 stores every change.'),
-    cfg.FloatOpt(
-        'leaf_trigger_interval',
-        default=1.0,
-        min=0,
-        help='Seconds heat-engine pauses after starting each resource '
-             'that depends on no other when a stack create, update or '
-             'delete begins. Heat pauses 1 s (bug 1566845: a big '
-             "stack's first check_resource messages reach the engine "
-             'workers spread out), so N independent resources take at '
-             'least N seconds to start. A lower value starts them '
-             'sooner; the install guide gives the value tested with 400 '
-             'independent resources. Applies to every stack of the '
-             'engine, as heat_k8s is loaded into heat-engine.'),
-    cfg.IntOpt(
-        'stranded_check_interval',
-        default=30,
-        min=0,
-        help='Every this many seconds each heat-engine worker looks for '
-             'stacks left IN_PROGRESS by a heat-engine that died while '
-             'it checked one of their resources (Heat 27 recovers only '
-             'legacy stacks from a dead engine). Such a stack, unchanged '
-             'for this long, is marked FAILED, naming the engine and '
-             'the resources, so that a retry (stack update --existing, '
-             'or delete again) recovers it. 0 turns the check off.'),
     cfg.StrOpt(
         'schema_version',
         help='Kubernetes minor version (e.g. "1.36") whose OpenAPI schema '
@@ -180,3 +158,4 @@ cfg.CONF.register_opts(clients_kubernetes_opts, group=CLIENTS_GROUP)
 def list_opts():
     yield GROUP, kubernetes_opts
     yield CLIENTS_GROUP, clients_kubernetes_opts
+    yield from enginefix_options.list_opts()

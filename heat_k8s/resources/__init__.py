@@ -26,8 +26,8 @@ each seen by ``members`` as the ``generic`` resource it would be, planned
 by ``objectset`` (pure). ``labels`` (ownership), ``projection`` (observe
 reality), ``sensitive`` (hidden property values), ``literal`` (checks at
 `template validate`), ``templated`` and
-``files`` (rendered configuration) and ``heatfix`` (a Heat 27 fix) serve
-them. This layer may import every other layer; the others never import
-it. This package's own import pulls no Heat module, so the pure helpers
-here load without Heat.
+``files`` (rendered configuration) serve them. The fixes to Heat's engine
+are a package of their own, ``heat_k8s.enginefixes``. This layer may
+import every other layer; the others never import it. This package's own
+import pulls no Heat module, so the pure helpers here load without Heat.
 """

@@ -24,7 +24,7 @@ time from the fault's start to the terminal state and the stack's reason
 are printed for each.
 
 A killed engine takes the work it held with it (Heat 27's convergence
-hands none of it over); heat_k8s.resources.strandfix marks such a stack
+hands none of it over); heat_k8s.enginefixes.strandfix marks such a stack
 FAILED, naming the dead engine, and the test requires that. A RabbitMQ
 restart can lose the engine's next internal message (a check_resource
 cast in flight) with no lock held: the stack then stays IN_PROGRESS, and

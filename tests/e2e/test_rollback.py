@@ -13,7 +13,7 @@
 """No stuck state: a rollback of several failing nested stacks completes.
 
 tests/e2e/templates/rollback.yaml has two nested stacks whose rollouts
-fail two seconds apart. Without heat_k8s/resources/preemptfix.py, Heat 27
+fail two seconds apart. Without heat_k8s/enginefixes/preemptfix.py, Heat 27
 ended such a rollback ROLLBACK_FAILED ("Stack UPDATE cancelled") in two of
 four tries on the local cloud: the rollback pre-empted, and so cancelled,
 its own update of the second nested stack. The race is a matter of

@@ -37,8 +37,11 @@ from heat.engine import template as heat_template
 from heat.objects import stack as stack_object
 from heat.tests import utils
 from oslo_config import cfg
+import pytest
 
 from heat_k8s import config  # noqa: F401
+from heat_k8s.enginefixes import registry as enginefixes
+from heat_k8s.enginefixes import release
 from heat_k8s.resources.registry import available_resource_mapping
 
 # A wheel installs Heat's environment.d under the prefix, not next to the
@@ -46,6 +49,23 @@ from heat_k8s.resources.registry import available_resource_mapping
 ENVIRONMENT_DIR = os.path.join(sys.prefix, 'etc', 'heat', 'environment.d')
 API_URL = 'https://k8s.example.invalid:6443'
 PROJECT_ID = '5f1c0a8e2b7d4c6f9e3a1b2c3d4e5f60'
+
+
+def fix_applies(name):
+    """Whether engine fix `name` is for the installed Heat release (its
+    tests of Heat's code run only there; test_enginefixes checks that
+    the others are skipped at start)."""
+    first, last = enginefixes.load(name).RELEASES
+    return first <= release.major(release.installed()) <= last
+
+
+def skip_unless_fix_applies(name):
+    """Skip a whole test module written against the code fix `name`
+    replaces, on a Heat release that does not have that code."""
+    if not fix_applies(name):
+        pytest.skip('%s is not for Heat %s; heat-engine skips it there '
+                    '(tests/unit/test_enginefixes.py)' % (
+                        name, release.installed()), allow_module_level=True)
 
 
 def _no_network(sock, address):

@@ -13,13 +13,17 @@
 """astfix: threads that parse at once, with collections switching between
 them, as Heat's engine threads read sync points back."""
 
+from tests.unit import heat_harness  # noqa: F401 (first: sets up Heat)
+
+# isort: split
+
 import ast
 import gc
 import sys
 import threading
 import unittest
 
-from heat_k8s.resources import astfix
+from heat_k8s.enginefixes import astfix
 
 # A sync point's input as Heat stores it, many entries long.
 SOURCE = '[%s]' % ', '.join("((%d, True), {'k': [%d]})" % (i, i)
@@ -91,22 +95,22 @@ class ParseAtOnceTest(unittest.TestCase):
     def test_literal_eval_goes_through_the_patched_parse(self):
         original = ast.parse
         try:
-            astfix.apply((3, 11, 7))
+            astfix.apply()
             self.assertIs(heats_parse(), ast.parse.__wrapped__)
             # literal_eval looks parse up in the module when it runs.
             self.assertIs(ast.parse, ast.literal_eval.__globals__['parse'])
             self.assertEqual([1, (2, 'x')], ast.literal_eval("[1, (2, 'x')]"))
             patched = ast.parse
-            astfix.apply((3, 11, 7))
+            astfix.apply()
             self.assertIs(patched, ast.parse)
         finally:
             ast.parse = original
 
     def test_a_fixed_interpreter_is_left_alone(self):
-        original = ast.parse
-        try:
-            ast.parse = heats_parse()
-            astfix.apply((3, 12, 2))
-            self.assertIs(heats_parse(), ast.parse)
-        finally:
-            ast.parse = original
+        self.assertEqual('cpython 3.12.2 has no AST constructor race',
+                         astfix.probe((3, 12, 2, 'final', 0)))
+        self.assertEqual('pypy 3.11.7 has no AST constructor race',
+                         astfix.probe((3, 11, 7), 'pypy'))
+
+    def test_a_racing_interpreter_is_fixed(self):
+        self.assertIsNone(astfix.probe((3, 11, 7, 'final', 0), 'cpython'))

@@ -14,14 +14,14 @@
 
 """What heat_k8s relies on in Heat's private code, on the installed Heat.
 
-heat_k8s/resources/heatfix.py patches ``Yaql._parse``;
+heat_k8s/resources/yaqlfix.py patches ``Yaql._parse``;
 heat_k8s/resources/sensitive.py overrides
 ``Resource._update_stored_properties``, rewrites the
 ``_stored_properties_data`` it fills, and copies a resource past
 ``Resource.__new__`` for stack preview. None of that is Heat's API, so a
 Heat upgrade may change it silently; each test here fails naming the Heat
 attribute and the module of ours that depends on it. (What the patches
-achieve, end to end, is tested in test_heatfix.py and
+achieve, end to end, is tested in test_yaqlfix.py and
 test_resources_manifest.py.)
 """
 
@@ -46,10 +46,11 @@ from heat.objects import resource_properties_data as rpd_objects
 from heat.rpc import api as rpc_api
 from oslo_config import cfg
 
-from heat_k8s.resources import heatfix
+from heat_k8s.enginefixes import patching
+from heat_k8s.enginefixes import yaqlfix
 from heat_k8s.resources import sensitive
 
-HEATFIX = 'heat_k8s/resources/heatfix.py'
+YAQLFIX = 'heat_k8s/enginefixes/yaqlfix.py'
 LITERAL = 'heat_k8s/resources/literal.py'
 SENSITIVE = 'heat_k8s/resources/sensitive.py'
 BASE = 'heat_k8s/resources/base.py'
@@ -68,28 +69,28 @@ def parameters(function):
 
 
 class YaqlContractTest(heat_harness.KubernetesTestCase):
-    """heatfix serialises Yaql._parse: the one door to a shared parser."""
+    """yaqlfix serialises Yaql._parse: the one door to a shared parser."""
 
     def test_parse_is_a_method_of_self_and_expression(self):
         found = vars(functions.Yaql).get('_parse')
         self.assertTrue(inspect.isfunction(found), changed(
-            YAQL + '._parse', HEATFIX,
+            YAQL + '._parse', YAQLFIX,
             'it is no longer a plain method of Yaql (found %r)' % (found,)))
-        original = inspect.unwrap(found)   # heatfix may have wrapped it
+        original = inspect.unwrap(found)   # yaqlfix may have wrapped it
         self.assertEqual(['self', 'expression'], parameters(original),
                          changed(YAQL + '._parse',
-                                 HEATFIX, 'its parameters changed'))
+                                 YAQLFIX, 'its parameters changed'))
 
     def test_one_parser_is_shared_by_every_yaql_function(self):
-        # Why heatfix exists: if each function had its own parser, the
-        # lock would be needless and heatfix should go.
+        # Why yaqlfix exists: if each function had its own parser, the
+        # lock would be needless and yaqlfix should go.
         first = functions.Yaql(None, 'yaql', {'expression': '$'})
         second = functions.Yaql(None, 'yaql', {'expression': '$.x'})
         self.assertIs(first.get_yaql_parser(), second.get_yaql_parser(),
                       changed('heat.engine.hot.functions.Yaql.'
-                              'get_yaql_parser', HEATFIX,
+                              'get_yaql_parser', YAQLFIX,
                               'Yaql functions no longer share one parser; '
-                              'the lock may be unnecessary, review heatfix'))
+                              'the lock may be unnecessary, review yaqlfix'))
 
     def test_validate_and_result_reach_the_parser_only_through_parse(self):
         outer_parse = functions.Yaql._parse
@@ -115,16 +116,17 @@ class YaqlContractTest(heat_harness.KubernetesTestCase):
         function.validate()
         self.assertEqual(2, function.result())
         self.assertEqual([True, True], reached, changed(
-            'heat.engine.hot.functions.Yaql.validate/result', HEATFIX,
+            'heat.engine.hot.functions.Yaql.validate/result', YAQLFIX,
             'the parser is reached other than through Yaql._parse '
             '(True: through _parse), so serialising _parse no longer '
             'serialises every parse'))
 
     def test_apply_wraps_the_method_heat_calls(self):
-        heatfix.apply()
-        self.assertTrue(getattr(functions.Yaql._parse, 'serialised', False),
+        self.addCleanup(yaqlfix.restore)
+        yaqlfix.apply()
+        self.assertTrue(patching.patched(functions.Yaql, '_parse'),
                         changed(YAQL + '._parse',
-                                HEATFIX, 'heatfix.apply() did not replace '
+                                YAQLFIX, 'yaqlfix.apply() did not replace '
                                 'it'))
 
 

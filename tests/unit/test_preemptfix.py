@@ -10,7 +10,7 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""heat_k8s/resources/preemptfix.py: a nested update is cancelled only by
+"""heat_k8s/enginefixes/preemptfix.py: a nested update is cancelled only by
 a traversal that began after it, on Heat's own stored rows.
 
 The race itself (a rollback pre-empting its own nested update) needs two
@@ -31,9 +31,9 @@ from heat.engine import stack as heat_stack
 from heat.engine.resources import stack_resource
 from heat.objects import resource as resource_objects
 
-from heat_k8s.resources import preemptfix
+from heat_k8s.enginefixes import preemptfix
 
-PREEMPTFIX = 'heat_k8s/resources/preemptfix.py'
+PREEMPTFIX = 'heat_k8s/enginefixes/preemptfix.py'
 T0 = datetime.datetime(2026, 11, 24, 14, 57, 32)
 LATER = T0 + datetime.timedelta(seconds=2)
 EARLIER = T0 - datetime.timedelta(seconds=2)
@@ -59,6 +59,7 @@ class GuardedPreemptTest(heat_harness.KubernetesTestCase):
 
     def setUp(self):
         super().setUp()
+        self.addCleanup(preemptfix.restore)
         preemptfix.apply()
         stack = self.parse(heat_harness.template({'group': {
             'type': 'OS::Heat::ResourceGroup',
@@ -87,6 +88,7 @@ class GuardedPreemptTest(heat_harness.KubernetesTestCase):
 
     def test_apply_is_idempotent(self):
         guarded = stack_resource.StackResource.handle_preempt
+        self.addCleanup(preemptfix.restore)
         preemptfix.apply()
         self.assertIs(guarded, stack_resource.StackResource.handle_preempt)
 

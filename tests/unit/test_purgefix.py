@@ -12,7 +12,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""heat_k8s.resources.purgefix: a referenced template is kept, quietly."""
+"""heat_k8s.enginefixes.purgefix: a referenced template is kept, quietly."""
 
 from tests.unit import heat_harness  # noqa: F401 (first: sets up Heat)
 
@@ -24,8 +24,8 @@ import unittest
 from heat.engine import stack as stack_mod
 from oslo_db import exception as db_exception
 
-from heat_k8s.resources import patching
-from heat_k8s.resources import purgefix
+from heat_k8s.enginefixes import patching
+from heat_k8s.enginefixes import purgefix
 
 
 class _Stack(object):
@@ -50,6 +50,7 @@ class PurgeGuardTest(unittest.TestCase):
             lambda stack: 'done')(_Stack()))
 
     def test_apply_guards_heats_purge_once(self):
+        self.addCleanup(purgefix.restore)
         purgefix.apply()
         guarded = stack_mod.Stack.purge_db
         purgefix.apply()

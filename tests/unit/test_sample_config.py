@@ -22,6 +22,7 @@ from oslo_config import cfg
 from oslo_config import generator
 
 from heat_k8s import config
+from heat_k8s.enginefixes import release
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -32,6 +33,11 @@ SAMPLE = os.path.join(REPO, 'etc', 'heat-k8s.conf.sample')
 
 class SampleConfigTest(unittest.TestCase):
 
+    # [clients_kubernetes] copies Heat's own client options, whose help
+    # differs between releases: the sample is the newest release's.
+    @unittest.skipUnless(release.major(release.installed()) == max(
+        release.SUPPORTED), 'the committed sample is written with the newest '
+        'supported Heat (tox -e genconfig)')
     def test_committed_sample_is_what_the_generator_writes(self):
         conf = cfg.ConfigOpts()
         generator.register_cli_opts(conf)

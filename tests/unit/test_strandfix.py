@@ -12,7 +12,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""heat_k8s.resources.strandfix: the rule (pure), and rounds of the reaper
+"""heat_k8s.enginefixes.strandfix: the rule (pure), and rounds of the reaper
 on convergence stacks stored in Heat's own database.
 
 Engine liveness is Heat's RPC call to the engine's listener; here an
@@ -35,8 +35,10 @@ from heat.objects import resource as resource_objects
 from heat.objects import stack as stack_object
 from heat.tests import utils
 from oslo_config import cfg
+from oslo_service import threadgroup
 
-from heat_k8s.resources import strandfix
+from heat_k8s.enginefixes import options
+from heat_k8s.enginefixes import strandfix
 
 Row = collections.namedtuple('Row', 'id engine_id')
 DEAD, LIVE, OWN = 'engine-dead', 'engine-live', 'engine-own'
@@ -184,7 +186,7 @@ class ApplyTest(heat_harness.KubernetesTestCase):
     def test_every_engine_gets_a_timer_of_the_configured_interval(self):
         class Engine(object):
             engine_id = OWN
-            manage_thread_grp = service.ThreadGroup()
+            manage_thread_grp = threadgroup.ThreadGroup()
 
             def start(self):
                 self.started = True
@@ -197,17 +199,18 @@ class ApplyTest(heat_harness.KubernetesTestCase):
 
     def test_no_timer_when_switched_off(self):
         cfg.CONF.set_override('stranded_check_interval', 0,
-                              group='kubernetes')
+                              group=options.GROUP)
         self.addCleanup(cfg.CONF.clear_override, 'stranded_check_interval',
-                        group='kubernetes')
+                        group=options.GROUP)
 
         class Engine(object):
-            manage_thread_grp = service.ThreadGroup()
+            manage_thread_grp = threadgroup.ThreadGroup()
 
         strandfix.checking_stranded(lambda engine: None)(Engine())
         self.assertEqual([], Engine.manage_thread_grp.timers)
 
     def test_apply_is_idempotent(self):
+        self.addCleanup(strandfix.restore)
         strandfix.apply()
         wrapped = service.EngineService.start
         strandfix.apply()
@@ -221,7 +224,7 @@ class StrandContractTest(heat_harness.KubernetesTestCase):
         source = inspect.getsource(service.EngineService.reset_stack_status)
         self.assertIn("'convergence': False", source, (
             'Heat now resets convergence stacks of dead engines itself: '
-            'heat_k8s/resources/strandfix.py may be retired'))
+            'heat_k8s/enginefixes/strandfix.py may be retired'))
 
     def test_liveness_is_heats_listener_call(self):
         self.assertIn('is_alive', inspect.getsource(

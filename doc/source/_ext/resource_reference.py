@@ -23,6 +23,7 @@ spec replace the object. As a Sphinx extension it writes the page before
 Sphinx reads the sources, so the reference cannot drift from the code.
 """
 
+import importlib.util
 import inspect
 import json
 import os
@@ -73,9 +74,11 @@ def load_mapping():
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
         # heat-engine and Heat's test harness select this backend before
-        # they load plugins; choosing it first works alongside both.
-        from oslo_service import backend
-        backend.init_backend(backend.BackendType.THREADING)
+        # they load plugins; choosing it first works alongside both. Heat
+        # 24's oslo.service (2025.1) has only eventlet, its default.
+        if importlib.util.find_spec('oslo_service.backend.threading'):
+            from oslo_service import backend
+            backend.init_backend(backend.BackendType.THREADING)
         from heat_k8s.resources.registry import available_resource_mapping
     return available_resource_mapping()
 

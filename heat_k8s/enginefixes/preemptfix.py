@@ -12,7 +12,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""A rollback that cancels itself, prevented (Heat 27).
+"""A rollback that cancels itself, prevented (Heat 24 to 27).
 
 When an update fails, Heat starts the rollback traversal while the failed
 traversal's other resources are still busy. The rollback's check of such a
@@ -33,19 +33,21 @@ row's ``updated_at``, written when the lock is taken, against the stack's
 later works for this traversal or a newer one; cancelling it is never
 right, and leaving it alone is always safe: when it ends it carries on the
 latest traversal. The upstream change is the same test in
-``_do_check_resource`` before it calls ``handle_preempt()``.
-tests/unit/test_heat_contract.py fails if Heat changes what this relies on.
+``_do_check_resource`` before it calls ``handle_preempt()``
+(patches/preemptfix.patch).
 """
 
 import functools
 
+from heat.engine import check_resource
 from heat.engine.resources import stack_resource
 from heat.objects import resource as resource_objects
 from oslo_log import log as logging
 
-from heat_k8s.resources import patching
+from heat_k8s.enginefixes import patching
 
 LOG = logging.getLogger(__name__)
+RELEASES = (24, 27)
 
 
 def lock_predates(locked_at, engine_id, traversal_began):
@@ -74,7 +76,26 @@ def only_older_traversals(preempt):
     return guarded_preempt
 
 
+def probe():
+    """None when a locked resource's check pre-empts its holder without
+    asking when the lock was taken."""
+    if not patching.source(stack_resource.StackResource, 'handle_preempt'):
+        return 'Heat has no StackResource.handle_preempt'
+    code = patching.source(check_resource.CheckResource,
+                           '_do_check_resource')
+    if 'handle_preempt()' not in code:
+        return 'CheckResource._do_check_resource no longer pre-empts'
+    if 'updated_at' in code:
+        return ('CheckResource._do_check_resource already asks when the '
+                'lock was taken')
+    return None
+
+
 def apply():
     """Guard StackResource.handle_preempt; idempotent."""
     patching.wrap_once(stack_resource.StackResource, 'handle_preempt',
                        only_older_traversals)
+
+
+def restore():
+    patching.restore(stack_resource.StackResource, 'handle_preempt')

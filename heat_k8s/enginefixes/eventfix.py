@@ -12,34 +12,37 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""A stack's events no longer fail its resources under load (Heat 27).
+"""A stack's events no longer fail its resources under load (Heat 25-27).
 
 Every event a stack or resource stores is also handed to the stack's
 event sinks by ``Stack.dispatch_event``, in a new thread of the stack's
-thread group. Heat 27 runs heat-engine on threads, and its
+thread group. From Heat 25 heat-engine runs on threads, and its
 ``ThreadGroup.add_thread`` raises ``RuntimeError: Maximum number of
 threads reached`` once a stack's group is full in one engine process
-(Heat 27 never took finished threads out of it; threadfix now does). When
+(Heat never took finished threads out of it; threadfix now does). When
 many resources of one stack change state at once (400 independent objects
 deleted together) the event over the limit raises inside
 ``Resource.state_set``, and the resource, then the stack, fails with that
-message (seen with ``[kubernetes] leaf_trigger_interval = 0``).
+message (seen with ``leaf_trigger_interval = 0``).
 
 apply() makes ``dispatch_event`` start no thread when the stack has no
 event sinks (the thread would do nothing; most stacks have none), and
 send to the sinks in the caller's thread when the group is full rather
-than fail. The upstream change is the same test in ``dispatch_event``,
-and a thread group that queues rather than raises.
+than fail. The upstream change is the same test in ``dispatch_event``
+(patches/eventfix.patch). Heat 24's group (oslo.service's, on eventlet)
+waited for room rather than raise.
 """
 
 import functools
 
+from heat.engine import service
 from heat.engine import stack as stack_mod
 from oslo_log import log as logging
 
-from heat_k8s.resources import patching
+from heat_k8s.enginefixes import patching
 
 LOG = logging.getLogger(__name__)
+RELEASES = (25, 27)
 # heat.engine.service.ThreadGroup.add_thread's error for a full group.
 FULL = 'Maximum number of threads reached'
 
@@ -72,7 +75,25 @@ def without_idle_threads(dispatch):
     return dispatch_event
 
 
+def probe():
+    """None when dispatch_event starts a thread per event, sinks or
+    not, in a group that raises when full."""
+    if FULL not in patching.source(getattr(service, 'ThreadGroup', None),
+                                   'add_thread'):
+        return "Heat's thread group does not raise when full"
+    code = patching.source(stack_mod.Stack, 'dispatch_event')
+    if 'thread_group_mgr.start' not in code:
+        return 'Stack.dispatch_event no longer starts a thread'
+    if 'if not sinks' in code:
+        return 'Stack.dispatch_event already skips stacks without sinks'
+    return None
+
+
 def apply():
     """Make Stack.dispatch_event lean; idempotent."""
     patching.wrap_once(stack_mod.Stack, 'dispatch_event',
                        without_idle_threads)
+
+
+def restore():
+    patching.restore(stack_mod.Stack, 'dispatch_event')

@@ -12,10 +12,10 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""A traversal completed twice no longer fails its stack (Heat 27).
+"""A traversal completed twice no longer fails its stack (Heat 24 to 27).
 
 After a rollback in which a nested stack's check was retried while the
-rollback's own update of it ran (heat_k8s.resources.preemptfix), the retry
+rollback's own update of it ran (heat_k8s.enginefixes.preemptfix), the retry
 runs the check again once the lock is free and propagates a second time,
 so the traversal completes twice. The first completion ends the stack
 ``ROLLBACK_COMPLETE`` and purges the previous template; the second, from
@@ -27,8 +27,8 @@ current_template_id ...')`` (seen in CI, tests/e2e/test_rollback.py).
 apply() makes ``Stack.purge_db`` keep a template that is still referenced:
 the database refused to delete it because it is in use, which is the only
 correct outcome; nothing else of the purge is lost (the first completion
-did it). The upstream change is for ``purge_db`` (or
-``RawTemplate.delete``) to skip a referenced template.
+did it). The upstream change is for ``purge_db`` to keep a referenced
+template (patches/purgefix.patch).
 """
 
 import functools
@@ -37,9 +37,10 @@ from heat.engine import stack as stack_mod
 from oslo_db import exception as db_exception
 from oslo_log import log as logging
 
-from heat_k8s.resources import patching
+from heat_k8s.enginefixes import patching
 
 LOG = logging.getLogger(__name__)
+RELEASES = (24, 27)
 
 
 def keep_referenced_template(purge):
@@ -56,6 +57,20 @@ def keep_referenced_template(purge):
     return guarded_purge
 
 
+def probe():
+    """None when purge_db deletes the previous template unguarded."""
+    code = patching.source(stack_mod.Stack, 'purge_db')
+    if 'RawTemplate.delete' not in code:
+        return 'Stack.purge_db no longer deletes the previous template'
+    if 'DBReferenceError' in code:
+        return 'Stack.purge_db already keeps a referenced template'
+    return None
+
+
 def apply():
     """Guard Stack.purge_db; idempotent."""
     patching.wrap_once(stack_mod.Stack, 'purge_db', keep_referenced_template)
+
+
+def restore():
+    patching.restore(stack_mod.Stack, 'purge_db')

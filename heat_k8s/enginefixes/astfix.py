@@ -23,7 +23,8 @@ reads each sync point's input back with ``ast.literal_eval``
 (``heat/engine/sync_point.py``): a stack of 400 independent pairs failed so
 on Python 3.11.7 (Debian 12 ships 3.11.2). CPython fixed it in 3.11.8 and
 3.12.2; on the versions before, apply() serialises ``ast.parse`` (which
-``literal_eval`` calls).
+``literal_eval`` calls). The upstream change is CPython's, already released
+(patches/astfix.txt); Heat needs none.
 """
 
 import ast
@@ -31,8 +32,12 @@ import functools
 import sys
 import threading
 
-from heat_k8s.resources import patching
+from heat.engine import sync_point
 
+from heat_k8s.enginefixes import patching
+
+# Every supported Heat reads sync points with ast.literal_eval.
+RELEASES = (24, 27)
 # [first, fixed) CPython versions whose AST constructor races.
 RACING = (((3, 11, 0), (3, 11, 8)), ((3, 12, 0), (3, 12, 2)))
 
@@ -55,7 +60,22 @@ def one_thread_at_a_time(parse):
     return locked
 
 
-def apply(version=sys.version_info):
-    """Serialise ast.parse on a racing CPython; idempotent."""
-    if sys.implementation.name == 'cpython' and races(version):
-        patching.wrap_once(ast, 'parse', one_thread_at_a_time)
+def probe(version=sys.version_info, implementation=sys.implementation.name):
+    """None when this interpreter races and Heat parses sync points with
+    ast.literal_eval; else why the fix is not needed."""
+    if implementation != 'cpython' or not races(version):
+        return '%s %s has no AST constructor race' % (
+            implementation, '.'.join(map(str, version[:3])))
+    if 'literal_eval' not in patching.source(sync_point,
+                                            '_str_unpack_tuple'):
+        return 'sync_point._str_unpack_tuple no longer uses literal_eval'
+    return None
+
+
+def apply():
+    """Serialise ast.parse; idempotent."""
+    patching.wrap_once(ast, 'parse', one_thread_at_a_time)
+
+
+def restore():
+    patching.restore(ast, 'parse')

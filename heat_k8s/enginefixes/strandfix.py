@@ -12,7 +12,7 @@
 
 """A stack whose heat-engine died ends FAILED, not IN_PROGRESS for ever.
 
-Heat 27 recovers a dead engine's stacks only on the legacy path: at
+Heat (24 to 27) recovers a dead engine's stacks only on the legacy path: at
 start, ``EngineService.reset_stack_status`` marks IN_PROGRESS stacks of
 dead engines FAILED, but its query skips convergence stacks. A
 convergence resource being checked is locked with its engine's id; when
@@ -22,7 +22,7 @@ retries (then ``CheckResource._stale_resource_needs_retry`` steals the
 lock). The fault campaign measured that after every engine kill.
 
 apply() adds a timer to every engine worker: every
-``[kubernetes] stranded_check_interval`` seconds it looks at the
+``[heat_k8s_engine_fixes] stranded_check_interval`` seconds it looks at the
 IN_PROGRESS convergence stacks. A stack is stranded when locks of engines
 that do not answer Heat's own liveness call hold some of its resources
 and no live engine holds any, seen in two rounds in a row with the same
@@ -34,7 +34,12 @@ rolls back a stack that asked for it. A retry (``stack update
 --existing``, or delete again) then recovers it. Work lost with no lock
 held (a message RabbitMQ dropped) is left alone: from the database it
 looks like a queue that is merely slow. The upstream-ready change is the
-same check in a periodic task beside ``reset_stack_status``.
+same check in a periodic task beside ``reset_stack_status``
+(patches/strandfix.patch).
+
+This changes what Heat does for every convergence stack of the cloud (a
+stack that would wait for a retry now fails), so it is off unless the
+operator sets ``[heat_k8s_engine_fixes] strandfix = true``.
 """
 
 import functools
@@ -48,10 +53,11 @@ from heat.objects import stack as stack_object
 from oslo_config import cfg
 from oslo_log import log as logging
 
-from heat_k8s import config
-from heat_k8s.resources import patching
+from heat_k8s.enginefixes import options
+from heat_k8s.enginefixes import patching
 
 LOG = logging.getLogger(__name__)
+RELEASES = (24, 27)
 
 # Heat's own words when it steals the lock of a dead engine's resource.
 RESOURCE_REASON = 'Worker went down during resource %s'
@@ -156,9 +162,28 @@ class Reaper(object):
         del self._unmarked[stack_id]
 
 
+def probe():
+    """None when Heat's own recovery skips convergence stacks and the
+    engine has a start to hook the check into."""
+    code = patching.source(service.EngineService, 'reset_stack_status')
+    if "'convergence': False" not in code:
+        return ('EngineService.reset_stack_status no longer skips '
+                'convergence stacks')
+    start = patching.source(service.EngineService, 'start')
+    if 'manage_thread_grp' not in start:
+        return 'EngineService.start has no manage_thread_grp'
+    if 'stranded' in start:
+        return 'EngineService.start already checks for stranded stacks'
+    return None
+
+
 def apply():
     """Start the stranded-stack check with every engine; idempotent."""
     patching.wrap_once(service.EngineService, 'start', checking_stranded)
+
+
+def restore():
+    patching.restore(service.EngineService, 'start')
 
 
 def checking_stranded(start):
@@ -166,7 +191,7 @@ def checking_stranded(start):
     @functools.wraps(start)
     def started(self):
         start(self)
-        interval = cfg.CONF[config.GROUP].stranded_check_interval
+        interval = cfg.CONF[options.GROUP].stranded_check_interval
         if interval > 0:
             # A round that fails (the database restarting) is logged and
             # the timer goes on.

@@ -18,12 +18,14 @@ from tests.unit import heat_harness  # first: sets up Heat
 
 # isort: split
 
-import importlib
 import threading
+import unittest
 
 from heat.engine.hot import functions
 
-from heat_k8s.resources import heatfix
+from heat_k8s.enginefixes import patching
+from heat_k8s.enginefixes import startup
+from heat_k8s.enginefixes import yaqlfix
 
 # Expressions of the service templates.
 EXPRESSIONS = (
@@ -62,16 +64,21 @@ def parse_concurrently():
 
 class YaqlParseTest(heat_harness.KubernetesTestCase):
 
-    def test_the_plugin_shim_applies_the_fix(self):
-        importlib.import_module('heat_k8s.plugin.heat_k8s_plugin')
-        self.assertTrue(functions.Yaql._parse.serialised)
+    @unittest.skipUnless(heat_harness.fix_applies('yaqlfix'),
+                         'yaqlfix is not for this Heat release')
+    def test_heat_engines_start_applies_the_fix(self):
+        self.addCleanup(startup.restore_all)
+        startup.apply_all()
+        self.assertTrue(patching.patched(functions.Yaql, '_parse'))
 
     def test_concurrent_parses_do_not_corrupt_each_other(self):
-        heatfix.apply()
+        self.addCleanup(yaqlfix.restore)
+        yaqlfix.apply()
         self.assertEqual([], parse_concurrently())
 
     def test_apply_is_idempotent(self):
-        heatfix.apply()
+        self.addCleanup(yaqlfix.restore)
+        yaqlfix.apply()
         patched = functions.Yaql._parse
-        heatfix.apply()
+        yaqlfix.apply()
         self.assertIs(patched, functions.Yaql._parse)

@@ -12,10 +12,11 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""A stack's finished threads leave its thread group (Heat 27).
+"""A stack's finished threads leave its thread group (Heat 25 to 27).
 
-Heat 27's ``heat.engine.service.ThreadGroup.add_thread`` replaces
-oslo.service's, which removes a thread from its group when the thread
+From Heat 25, heat-engine runs on threads, and
+``heat.engine.service.ThreadGroup.add_thread`` replaces oslo.service's,
+which removes a thread from its group when the thread
 ends, and leaves that out. Every thread a stack ever started in an engine
 worker (its ``converge_stack``, event dispatches, a delete's
 ``stop_workers``) then stays in the stack's group with its arguments, the
@@ -29,14 +30,17 @@ reached`` (see eventfix).
 
 apply() links each new thread to its group's own ``thread_done``, as
 oslo.service's ``add_thread`` does. The upstream change is that link in
-Heat's ``add_thread``.
+Heat's ``add_thread`` (patches/threadfix.patch). Heat 24 used
+oslo.service's own group, which has it.
 """
 
 import functools
 
 from heat.engine import service
 
-from heat_k8s.resources import patching
+from heat_k8s.enginefixes import patching
+
+RELEASES = (25, 27)
 
 
 def leaving_when_done(add_thread):
@@ -50,6 +54,24 @@ def leaving_when_done(add_thread):
     return add
 
 
+def probe():
+    """None when Heat's own ThreadGroup.add_thread keeps finished
+    threads."""
+    if not hasattr(service, 'ThreadGroup'):
+        return 'Heat has no ThreadGroup of its own'
+    code = patching.source(service.ThreadGroup, 'add_thread')
+    if 'threads.append' not in code:
+        return 'ThreadGroup.add_thread no longer keeps its threads'
+    if 'thread_done' in code:
+        return 'ThreadGroup.add_thread already drops finished threads'
+    return None
+
+
 def apply():
     """Make Heat's ThreadGroup drop finished threads; idempotent."""
     patching.wrap_once(service.ThreadGroup, 'add_thread', leaving_when_done)
+
+
+def restore():
+    if hasattr(service, 'ThreadGroup'):
+        patching.restore(service.ThreadGroup, 'add_thread')

@@ -1,0 +1,68 @@
+# Copyright 2026 heat-k8s developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""How a fix is put in place in Heat (once), found again, and undone."""
+
+import inspect
+
+MARK = 'heat_k8s_patched'
+
+
+def wrap_once(owner, name, wrapper):
+    """Set owner.<name> to wrapper(owner.<name>), unless already done.
+
+    The wrapper keeps what it replaced as ``__wrapped__`` (functools.wraps
+    does), so that probes read Heat's own code and restore() undoes it.
+    """
+    current = getattr(owner, name)
+    if patched(owner, name):
+        return
+    replacement = wrapper(current)
+    replacement.__wrapped__ = current
+    setattr(replacement, MARK, True)
+    setattr(owner, name, replacement)
+
+
+def patched(owner, name):
+    """Whether owner.<name> is one of ours."""
+    return getattr(getattr(owner, name, None), MARK, False)
+
+
+def original(owner, name):
+    """owner.<name> as Heat defines it, patched or not."""
+    current = getattr(owner, name)
+    return current.__wrapped__ if patched(owner, name) else current
+
+
+def restore(owner, name):
+    """Undo wrap_once (for tests: Heat as it was)."""
+    if patched(owner, name):
+        setattr(owner, name, original(owner, name))
+
+
+def source(owner, name):
+    """The source of Heat's own owner.<name>; '' when it has none (a
+    release that removed it, or an install without .py files)."""
+    try:
+        return inspect.getsource(original(owner, name))
+    except (AttributeError, OSError, TypeError):
+        return ''
+
+
+def missing(source_text, *needles):
+    """The first of `needles` not in `source_text`, or None."""
+    for needle in needles:
+        if needle not in source_text:
+            return needle
+    return None
