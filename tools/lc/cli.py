@@ -42,7 +42,7 @@ def cmd_build(args):
         print(d)
     # The OpenStack side too: the functional tests run its `openstack`
     # before any `up` would create it (a fresh machine has none).
-    print(venv.ensure(log=_log))
+    print(venv.ensure(log=_log, series=args.heat_series))
 
 
 def cmd_up(args):
@@ -70,11 +70,12 @@ def cmd_up(args):
                               built - started, args.state_dir))
         _log('eval "$(%s env)"; kubectl get nodes' % _self(args))
         return
-    venv_dir = venv.ensure(log=_log)
+    venv_dir = venv.ensure(log=_log, series=args.heat_series)
     ready = time.monotonic()
     _log('build check %.1fs, virtualenv check %.1fs' % (
         built - started, ready - built))
     cluster.info['venv'] = venv_dir
+    cluster.info['heat_series'] = args.heat_series or venv.NEWEST_SERIES
     if args.token_expiration:
         cluster.info.setdefault('openstack', {})['token_expiration'] = (
             args.token_expiration)
@@ -220,6 +221,7 @@ def parser():
                        'the virtualenvs (a no-op when cached)')
     b.add_argument('--update', action='store_true',
                    help='regenerate tools/gomod from tools/versions.env')
+    _heat_series_argument(b)
     b.set_defaults(func=cmd_build)
     u = sub.add_parser('up', help='start the local cloud: Kubernetes, '
                        'MariaDB, RabbitMQ, Keystone, k8s-keystone-auth, '
@@ -232,6 +234,7 @@ def parser():
     u.add_argument('--token-expiration', type=int, metavar='SECONDS',
                    help='lifetime of Keystone tokens (default 3600; kept '
                    'for later `up`s of the same state directory)')
+    _heat_series_argument(u)
     u.set_defaults(func=cmd_up)
     d = sub.add_parser('down', help='stop what `up` started')
     d.add_argument('--purge', action='store_true',
@@ -258,6 +261,7 @@ def parser():
     m.add_argument('--stack-name', default=demo.STACK_NAME,
                    help='default: %(default)s; an existing stack of this '
                    'name is deleted first')
+    _heat_series_argument(m)
     m.set_defaults(func=cmd_demo, token_expiration=None, kwok_only=False)
     r = sub.add_parser('restart', help='restart one component')
     r.add_argument('component', choices=controlplane.COMPONENTS +
@@ -265,6 +269,15 @@ def parser():
         n for n in cloud.PROCESSES if n != 'epmd'))
     r.set_defaults(func=cmd_restart)
     return p
+
+
+def _heat_series_argument(command):
+    command.add_argument(
+        '--heat-series', choices=venv.SERIES,
+        default=os.environ.get('HEAT_K8S_HEAT_SERIES') or None,
+        help='the OpenStack series whose Heat and Keystone the cloud runs, '
+        'installed with its upper-constraints (default: $HEAT_K8S_HEAT_'
+        'SERIES or %s, the newest)' % venv.NEWEST_SERIES)
 
 
 def main(argv):

@@ -23,6 +23,12 @@ from that virtualenv's pins in tools/versions.env and the Python version,
 so it is created once (minutes) and reused (a warm start checks a marker
 file). heat-k8s itself is installed editable; that step re-runs only when
 its packaging files change.
+
+``tools/localcloud up --heat-series <series>`` runs the cloud on an older
+supported Heat: its cloud virtualenv, ``cloud-<series>-<key>``, holds that
+series' Heat and Keystone (tools/versions.env) and everything else as
+that series' upper-constraints pin it (tools/constraints/), heat-k8s
+included, as an operator's Heat environment would be built.
 """
 
 import hashlib
@@ -53,27 +59,65 @@ PACKAGES = {
         ('kubernetes', 'KUBERNETES_PYTHON_VERSION'),
     ),
 }
+# The series the default pins above stand for; older ones, for --heat-series.
+NEWEST_SERIES = '2026.2'
+SERIES = ('2025.1', '2025.2', '2026.1', NEWEST_SERIES)
+# An older series' cloud: these pinned from tools/versions.env, the rest
+# of PACKAGES[CLOUD] as the series' upper-constraints pin them.
+SERIES_PINNED = (('openstack-heat', 'HEAT_%s_VERSION'),
+                 ('keystone', 'KEYSTONE_%s_VERSION'),
+                 ('uwsgi', 'UWSGI_VERSION'))
 COMPLETE = '.complete'
 PACKAGE_STAMP = '.heat-k8s-stamp'
 PACKAGING_FILES = ('setup.cfg', 'setup.py', 'pyproject.toml',
                    'requirements.txt')
 
 
-def requirements(versions=None, which=CLOUD):
+def older_series(series):
+    """`series` if it is an older supported one (its own pins and
+    constraints), None for the newest (the default pins)."""
+    if series in (None, NEWEST_SERIES):
+        return None
+    if series not in SERIES:
+        raise ValueError('no Heat series %s; supported: %s'
+                         % (series, ', '.join(SERIES)))
+    return series
+
+
+def constraints(series):
+    """The series' upper-constraints file (tools/constraints/)."""
+    return os.path.join(paths.REPO_DIR, 'tools', 'constraints',
+                        'upper-constraints-%s.txt' % series)
+
+
+def requirements(versions=None, which=CLOUD, series=None):
     versions = versions or go.read_versions()
+    if which == CLOUD and older_series(series):
+        suffix = series.replace('.', '_')
+        pinned = ['%s==%s' % (name, versions[key % suffix if '%' in key
+                                               else key])
+                  for name, key in SERIES_PINNED]
+        named = {name for name, _ in SERIES_PINNED}
+        return pinned + [name for name, _ in PACKAGES[CLOUD]
+                         if name not in named and name != 'python-blazarclient']
     return ['%s==%s' % (name, versions[key]) for name, key in PACKAGES[which]]
 
 
-def key(versions=None, which=CLOUD):
+def key(versions=None, which=CLOUD, series=None):
     py = '%d.%d' % sys.version_info[:2]
-    digest = hashlib.sha256('\n'.join(
-        [py] + requirements(versions, which)).encode()).hexdigest()[:12]
+    lines = [py] + requirements(versions, which, series)
+    if which == CLOUD and older_series(series):
+        with open(constraints(series), 'rb') as f:
+            lines.append(hashlib.sha256(f.read()).hexdigest())
+    digest = hashlib.sha256('\n'.join(lines).encode()).hexdigest()[:12]
     return 'py%s-%s' % (py, digest)
 
 
-def path(versions=None, which=CLOUD):
+def path(versions=None, which=CLOUD, series=None):
+    name = which if not (which == CLOUD and older_series(series)) else (
+        '%s-%s' % (which, series))
     return os.path.join(paths.cache_dir(), 'venv',
-                        '%s-%s' % (which, key(versions, which)))
+                        '%s-%s' % (name, key(versions, which, series)))
 
 
 def bin_dir(venv=None):
@@ -87,18 +131,24 @@ def _run(argv, **kwargs):
         raise RuntimeError('%s failed:\n%s' % (' '.join(argv), out.stdout))
 
 
-def ensure(log=print, repo=paths.REPO_DIR):
+def ensure(log=print, repo=paths.REPO_DIR, series=None):
     """Both virtualenvs, created when missing, with heat-k8s (re)installed
-    when changed; the cloud's path."""
+    when changed; the cloud's path (`series`' cloud for an older one)."""
     for which in (CLOUD, CLIENT):
-        _ensure(which, log, repo)
-    return path()
+        _ensure(which, log, repo, series if which == CLOUD else None)
+    return path(series=series)
 
 
-def _ensure(which, log, repo):
-    venv = path(which=which)
+def _ensure(which, log, repo, series=None):
+    venv = path(which=which, series=series)
     pip = [os.path.join(venv, 'bin', 'python'), '-m', 'pip', '-q',
            '--disable-pip-version-check']
+    install = pip + ['install']
+    tools = ['pip', 'setuptools', 'wheel', 'pbr']
+    if older_series(series):
+        install += ['-c', constraints(series)]
+        # 2025.1's yaql imports pkg_resources, which setuptools 81 removed.
+        tools = ['pip', 'setuptools<81', 'wheel', 'pbr']
     if not os.path.exists(os.path.join(venv, COMPLETE)):
         # A venv is not relocatable (script shebangs hold its path), so it
         # is built in place and marked complete last; a partial one is
@@ -107,9 +157,8 @@ def _ensure(which, log, repo):
             shutil.rmtree(venv)
         log('creating the %s virtualenv %s (takes minutes)' % (which, venv))
         _run([sys.executable, '-m', 'venv', venv])
-        _run(pip + ['install', '--upgrade', 'pip', 'setuptools', 'wheel',
-                    'pbr'])
-        _run(pip + ['install'] + requirements(which=which))
+        _run(install + ['--upgrade'] + tools)
+        _run(install + requirements(which=which, series=series))
         open(os.path.join(venv, COMPLETE), 'w').close()
     stamp = _packaging_digest(repo)
     stamp_file = os.path.join(venv, PACKAGE_STAMP)
@@ -121,7 +170,7 @@ def _ensure(which, log, repo):
     if current != stamp:
         log('installing heat-k8s from %s into the %s virtualenv'
             % (repo, which))
-        _run(pip + ['install', '--no-build-isolation', '-e', repo],
+        _run(install + ['--no-build-isolation', '-e', repo],
              env=dict(os.environ, PBR_VERSION='0.1.0'))
         with open(stamp_file, 'w') as f:
             f.write(stamp)
