@@ -82,7 +82,10 @@ class LoopbackApi(fixtures.Fixture):
         server = http_server.ThreadingHTTPServer(('127.0.0.1', 0), _Handler)
         server.daemon_threads = True
         server.answers, server.requests = {}, []
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        # Shutdown waits for the next poll: at the default half second,
+        # every test would.
+        threading.Thread(target=server.serve_forever, args=(0.02,),
+                         daemon=True).start()
         self.addCleanup(server.server_close)
         self.addCleanup(server.shutdown)
         self.requests = server.requests
