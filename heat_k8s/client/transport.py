@@ -25,9 +25,15 @@ offers decides the path; both answer with a :class:`Response`-shaped
 object and never preload, so no body is logged.
 """
 
+import atexit
+import hashlib
+import inspect
 import math
+import os
+import tempfile
 import urllib.parse
 
+from kubernetes import client as k8s_client
 from kubernetes.client import exceptions as k8s_exceptions
 
 
@@ -111,3 +117,40 @@ class Response:
             self.data = self.response.data
         return self.data
 
+
+# -- TLS -------------------------------------------------------------------
+
+_CA_DATA = 'ca_cert_data' in inspect.signature(
+    k8s_client.Configuration.__init__).parameters
+_ca_files = {}
+
+
+def set_ca_data(configuration, pem):
+    """Verify the API server with this CA bundle (PEM text), if any.
+
+    Clients before 37 take a CA file only: the bundle is written to one
+    for the process (a CA certificate is public).
+    """
+    configuration.ca_cert_data = pem
+    if pem and not _CA_DATA:
+        configuration.ssl_ca_cert = _ca_file(pem)
+
+
+def _ca_file(pem):
+    data = pem.encode() if isinstance(pem, str) else pem
+    digest = hashlib.sha256(data).hexdigest()
+    path = _ca_files.get(digest)
+    if path is None or not os.path.exists(path):
+        fd, path = tempfile.mkstemp(prefix='heat-k8s-ca-', suffix='.pem')
+        with os.fdopen(fd, 'wb') as f:
+            f.write(data)
+        atexit.register(_remove, path)
+        _ca_files[digest] = path
+    return path
+
+
+def _remove(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass

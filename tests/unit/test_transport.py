@@ -260,3 +260,11 @@ class TransportTest(testtools.TestCase):
         for value in SECRET_VALUES:
             self.assertNotIn(value, text)
 
+
+def ca_of(api):
+    """The CA bundle (PEM text) an ApiClient's connections verify with."""
+    kw = api.rest_client.pool_manager.connection_pool_kw
+    if kw.get('ca_cert_data'):
+        return kw['ca_cert_data']
+    with open(kw['ca_certs']) as f:  # clients before 37 take a file only
+        return f.read()
