@@ -29,6 +29,7 @@ from urllib3 import exceptions as urllib3_exceptions
 
 from heat_k8s import kinds
 from heat_k8s.client import errors
+from heat_k8s.client import transport
 from heat_k8s.client import watches
 from heat_k8s.kinds import redaction
 
@@ -87,6 +88,7 @@ class Kube(watches.Watches):
     def __init__(self, api_client, field_manager='heat', timeout=30,
                  token=None):
         self.api = api_client
+        self.transport = transport.for_api(api_client)
         self.endpoint = api_client.configuration.host
         self.field_manager = field_manager
         self.timeout = timeout
@@ -115,18 +117,16 @@ class Kube(watches.Watches):
             # The client serialises dict bodies as JSON for JSON and
             # structured YAML (apply-patch+yaml) content types alike.
             headers['Content-Type'] = content_type
-        method, url, headers, body, _ = self.api.param_serialize(
-            method, path, query_params=query or [], header_params=headers,
-            body=body, auth_settings=auth_settings)
-        return method, url, headers, body
+        return self.transport.prepare(method, path, query or [], headers,
+                                      body, auth_settings)
 
     def _send(self, method, path, query, body=None,
               content_type='application/json', timeout=None):
         method, url, headers, body = self.prepared(method, path, query, body,
                                                    content_type)
         try:
-            response = self.api.call_api(method, url, headers, body,
-                                         _request_timeout=timeout)
+            response = self.transport.send(method, url, headers, body,
+                                           timeout)
         except k8s_exceptions.ApiException as exc:
             # Raised before any response, e.g. TLS failures: no body.
             raise ApiError(0, 'Unreachable',

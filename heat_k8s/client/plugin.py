@@ -35,6 +35,7 @@ from oslo_config import cfg
 from heat_k8s import config  # noqa: F401  (registers the option groups)
 from heat_k8s.client import kube
 from heat_k8s.client import memory
+from heat_k8s.client import transport
 
 CLIENT_NAME = 'kubernetes'
 CONF = cfg.CONF
@@ -176,7 +177,7 @@ class KubernetesClientPlugin(client_plugin.ClientPlugin):
         conf.verify_ssl = not self._get_client_option(CLIENT_NAME,
                                                       'insecure')
         conf.ssl_ca_cert = ca_file
-        conf.ca_cert_data = ca_data
+        transport.set_ca_data(conf, ca_data)
         conf.cert_file = self._get_client_option(CLIENT_NAME, 'cert_file')
         conf.key_file = self._get_client_option(CLIENT_NAME, 'key_file')
         return conf

@@ -32,6 +32,16 @@ LOG = logging.getLogger(__name__)
 SERVICE_NAME_LABEL = 'kubernetes.io/service-name'
 
 
+class _Watch(k8s_watch.Watch):
+    """The library's watch, skipping a line that is not JSON."""
+
+    def unmarshal_event(self, data, return_type):
+        try:
+            return super().unmarshal_event(data, return_type)
+        except ValueError:
+            return None  # as kubernetes >= 33 does; 32 raises
+
+
 class Watches:
     """Watches through Kube's requests (_send, path, get, _checked_text)."""
 
@@ -97,7 +107,7 @@ class Watches:
 
         # With timeout_seconds the library neither retries nor resumes; it
         # raises ApiException on an ERROR event (e.g. 410 Expired).
-        events = k8s_watch.Watch().stream(
+        events = _Watch().stream(
             request, resource_version=resource_version,
             timeout_seconds=max(1, int(seconds)))
         try:

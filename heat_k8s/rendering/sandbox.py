@@ -17,8 +17,9 @@
 An immutable ``jinja2.sandbox.ImmutableSandboxedEnvironment`` (no
 ``_private`` or internal attributes, no changing lists or dicts),
 ``StrictUndefined`` (a missing variable is an error, not an empty
-string), no autoescape, and no loader: a template cannot read files
-(``include``, ``import`` and ``extends`` are refused). Templates are read
+string), ``|attr`` looked up as ``.name`` is, no autoescape, and no
+loader: a template cannot read files (``include``, ``import`` and
+``extends`` are refused). Templates are read
 as Ansible's template module reads them (``trim_blocks``: a newline after
 a block tag is removed; a trailing newline is kept).
 
@@ -111,6 +112,7 @@ class Environment(filters.FilterGuards,
         self.globals.pop('lipsum', None)   # makes text of any length
         self.globals['range'] = self._range
         self.concat = self._concat          # macro, call and block output
+        self.filters['attr'] = self._attr
         self.guard_filters()
 
     # -- the budget --
@@ -187,6 +189,17 @@ class Environment(filters.FilterGuards,
     def getattr(self, obj, attribute):
         self.step()
         return super().getattr(obj, attribute)
+
+    def _attr(self, obj, name):
+        """|attr as a lookup: Jinja2 3.1.5's skips getattr, and so the
+        str.format guard (CVE-2025-27516, fixed in 3.1.6 alike)."""
+        try:
+            inspect.getattr_static(obj, name)
+        except AttributeError:
+            # Not a plain attribute; getattr would look up an item instead.
+            if not hasattr(obj, name):
+                return self.undefined(obj=obj, name=name)
+        return self.getattr(obj, name)
 
     def getitem(self, obj, argument):
         self.step()

@@ -39,6 +39,7 @@ from heat_k8s.client import kube
 from heat_k8s.client import memory
 from heat_k8s.client import plugin as client
 from tests.unit import test_client_memory
+from tests.unit import test_transport
 
 KUBECONFIG = """
 apiVersion: v1
@@ -159,6 +160,8 @@ class ClientPluginTest(PluginTestCase):
         prod = self.plugin.kube('prod').api.configuration
         self.assertEqual('https://10.2.0.7:6443', prod.host)
         self.assertEqual('PEM of prod', prod.ca_cert_data)
+        self.assertEqual('PEM of prod', test_transport.ca_of(
+            self.plugin.kube('prod').api))
         self.assertTrue(prod.verify_ssl)
         error = self.assertRaises(exception.Error, self.plugin.kube, 'new')
         self.assertIn('no API address yet (status CREATE_IN_PROGRESS)',

@@ -20,7 +20,7 @@ import json
 from unittest import mock
 import urllib.parse
 
-from kubernetes.client import rest
+from kubernetes import client as k8s_client
 import testtools
 import urllib3
 
@@ -282,30 +282,35 @@ class DroppedConnection(io.RawIOBase):
         return size
 
 
-class RecordedApi:
-    """The client library's ApiClient, answering with recorded bodies."""
+class RecordedPool:
+    """urllib3's pool manager answering recorded bodies, beneath the client
+    library's own ApiClient (whichever generation is installed)."""
 
     def __init__(self, *answers):
-        self.configuration = mock.Mock(host='https://k8s.test')
         self.answers = list(answers)
         self.requests = []
 
-    def param_serialize(self, method, path, query_params, header_params,
-                        body, auth_settings):
-        url = path + '?' + urllib.parse.urlencode(query_params)
-        return method, url, header_params, body, None
+    def request(self, method, url, fields=None, headers=None, body=None,
+                timeout=None, preload_content=True, **kwargs):
+        parts = urllib.parse.urlsplit(url)
+        self.requests.append((method, parts.path, dict(urllib.parse.parse_qsl(
+            parts.query)), timeout))
+        status, answer = self.answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        if isinstance(answer, bytes):
+            answer = Body(answer)
+        return urllib3.HTTPResponse(body=answer, status=status,
+                                    preload_content=preload_content)
 
-    def call_api(self, method, url, headers, body, _request_timeout=None):
-        path, _, query = url.partition('?')
-        self.requests.append((method, path, dict(urllib.parse.parse_qsl(
-            query)), _request_timeout))
-        status, body = self.answers.pop(0)
-        if isinstance(body, Exception):
-            raise body
-        if isinstance(body, bytes):
-            body = Body(body)
-        return rest.RESTResponse(urllib3.HTTPResponse(
-            body=body, status=status, preload_content=False))
+
+def recorded(*answers):
+    """(Kube, RecordedPool): a Kube whose requests the pool answers."""
+    pool = RecordedPool(*answers)
+    api = k8s_client.ApiClient(k8s_client.Configuration(
+        host='https://k8s.test'))
+    api.rest_client.pool_manager = pool
+    return kube.Kube(api), pool
 
 
 class WatchTest(testtools.TestCase):
@@ -318,8 +323,8 @@ class WatchTest(testtools.TestCase):
         self.ready = fixtures.load('real/pod_ready')
 
     def watch(self, *answers, seconds=5):
-        api = RecordedApi(*answers)
-        return list(kube.Kube(api).watch(self.pod, seconds)), api
+        client, pool = recorded(*answers)
+        return list(client.watch(self.pod, seconds)), pool
 
     def test_the_watch_asks_for_its_object_from_its_version(self):
         _, api = self.watch((200, watch_stream()), seconds=4.5)
@@ -330,7 +335,8 @@ class WatchTest(testtools.TestCase):
                           'metadata.name=unready', 'resourceVersion': '1473',
                           'timeoutSeconds': '4'}, query)
         # The read timeout covers the whole watch.
-        self.assertEqual((30, 34.5), timeout)
+        self.assertEqual((30, 34.5), (timeout.connect_timeout,
+                                      timeout.read_timeout))
 
     def test_each_version_is_yielded_with_its_kind(self):
         del self.ready['kind'], self.ready['apiVersion']
@@ -381,12 +387,12 @@ class WatchTest(testtools.TestCase):
     def test_a_service_is_watched_through_its_endpointslices(self):
         service = fixtures.load('service_clusterip')
         endpoints = fixtures.load('endpointslice_web')
-        api = RecordedApi(
+        client, api = recorded(
             (200, watch_stream({'type': 'ADDED', 'object': endpoints},
                                {'type': 'DELETED', 'object': endpoints})),
             (200, json.dumps(service).encode()),
             (404, b'{"kind": "Status", "code": 404}'))
-        changes = list(kube.Kube(api).watch_endpoints(service, 5))
+        changes = list(client.watch_endpoints(service, 5))
         # Each change of a slice yields the Service read anew; a Service
         # gone ends the watch.
         self.assertEqual([service, None], changes)

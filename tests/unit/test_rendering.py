@@ -180,6 +180,23 @@ class SandboxTest(unittest.TestCase):
                 self.assertRefused(source, 'f.conf, line 1', 'unsafe',
                                    values={'x': 1})
 
+    def test_attr_is_a_lookup_as_any_other(self):
+        # Jinja2 3.1.5's |attr skips the sandbox's getattr: str.format
+        # unguarded (CVE-2025-27516).
+        for source in ('{{ "{0.__class__}"|attr("format")(1) }}',
+                       '{{ "{a.__class__}"|attr("format_map")({"a": 1}) }}',
+                       '{{ 1|attr("__class__") }}',
+                       '{{ range|attr("__self__") }}'):
+            with self.subTest(source=source):
+                self.assertRefused(source, 'f.conf, line 1', 'unsafe')
+        self.assertRefused('{{ "{:>1000000000}"|attr("format")(1) }}',
+                           'a format width or precision of 1000000000')
+        self.assertEqual('A 1-2', render(
+            '{{ "a"|attr("upper")() }} {{ "{}-{}"|attr("format")(1, 2) }}'))
+        # An attribute, not an item: no fallback to d["k"].
+        self.assertRefused('{{ d|attr("k") }}', "has no attribute 'k'",
+                           values={'d': {'k': 1}})
+
     def test_known_values_cannot_be_changed(self):
         for source in ('{{ xs.append(1) }}', "{{ d.update(a=1) }}",
                        "{{ d.pop('a') }}", '{{ xs.clear() }}'):
