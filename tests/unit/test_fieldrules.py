@@ -107,7 +107,8 @@ class SchemaFormatTest(testtools.TestCase):
                                  [list(e.absolute_path) for e in errors],
                                  '%s.%s (%s)' % (name, field, fmt))
                 checked += 1
-        self.assertGreater(checked, 200)
+        # 199 in kubernetes-validate 1.31's newest schema, the lower bound's
+        self.assertGreater(checked, 190)
 
     def test_every_format_in_the_schema_is_checked_or_known_harmless(self):
         # A format a new schema adds must be decided on: checked or not.
