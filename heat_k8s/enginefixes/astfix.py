@@ -72,10 +72,6 @@ def probe(version=sys.version_info, implementation=sys.implementation.name):
     return None
 
 
-def apply():
-    """Serialise ast.parse; idempotent."""
-    patching.wrap_once(ast, 'parse', one_thread_at_a_time)
-
-
-def restore():
-    patching.restore(ast, 'parse')
+# Heat's ast.parse, wrapped.
+apply, restore = patching.wrapping(
+    ast, 'parse', one_thread_at_a_time)

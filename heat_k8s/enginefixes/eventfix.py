@@ -40,6 +40,7 @@ from heat.engine import stack as stack_mod
 from oslo_log import log as logging
 
 from heat_k8s.enginefixes import patching
+from heat_k8s.enginefixes import threadfix
 
 LOG = logging.getLogger(__name__)
 RELEASES = (25, 27)
@@ -78,22 +79,13 @@ def without_idle_threads(dispatch):
 def probe():
     """None when dispatch_event starts a thread per event, sinks or
     not, in a group that raises when full."""
-    if FULL not in patching.source(getattr(service, 'ThreadGroup', None),
-                                   'add_thread'):
-        return "Heat's thread group does not raise when full"
-    code = patching.source(stack_mod.Stack, 'dispatch_event')
-    if 'thread_group_mgr.start' not in code:
-        return 'Stack.dispatch_event no longer starts a thread'
-    if 'if not sinks' in code:
-        return 'Stack.dispatch_event already skips stacks without sinks'
-    return None
+    return patching.expect(getattr(service, 'ThreadGroup', None),
+                           'add_thread', has=(FULL,),
+                           where=threadfix.ADD_THREAD) or patching.expect(
+        stack_mod.Stack, 'dispatch_event',
+        has=('thread_group_mgr.start',), lacks=('if not sinks',))
 
 
-def apply():
-    """Make Stack.dispatch_event lean; idempotent."""
-    patching.wrap_once(stack_mod.Stack, 'dispatch_event',
-                       without_idle_threads)
-
-
-def restore():
-    patching.restore(stack_mod.Stack, 'dispatch_event')
+# Heat's Stack.dispatch_event, wrapped.
+apply, restore = patching.wrapping(
+    stack_mod.Stack, 'dispatch_event', without_idle_threads)

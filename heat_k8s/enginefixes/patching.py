@@ -34,6 +34,17 @@ def wrap_once(owner, name, wrapper):
     setattr(owner, name, replacement)
 
 
+def wrapping(owner, name, wrapper):
+    """apply() and restore() of a fix that wraps owner.<name>."""
+    def apply():
+        wrap_once(owner, name, wrapper)
+
+    def give_back():
+        restore(owner, name)
+
+    return apply, give_back
+
+
 def patched(owner, name):
     """Whether owner.<name> is one of ours."""
     return getattr(getattr(owner, name, None), MARK, False)
@@ -60,9 +71,19 @@ def source(owner, name):
         return ''
 
 
-def missing(source_text, *needles):
-    """The first of `needles` not in `source_text`, or None."""
-    for needle in needles:
-        if needle not in source_text:
-            return needle
+def expect(owner, name, has=(), lacks=(), where=None):
+    """None when Heat's own owner.<name> holds every text of `has` and
+    none of `lacks`; else why not, for the start log (naming `where`,
+    by default owner.name; owner may be None: a Heat without it)."""
+    where = where or '%s.%s' % (owner.__name__, name)
+    code = source(owner, name)
+    if not code:
+        return 'Heat has no %s' % where
+    for text in has:
+        if text not in code:
+            return '%s changed: it no longer has %r' % (where, text)
+    for text in lacks:
+        if text in code:
+            return '%s already has %r (the fix, or other code)' % (where,
+                                                                   text)
     return None

@@ -79,23 +79,12 @@ def only_older_traversals(preempt):
 def probe():
     """None when a locked resource's check pre-empts its holder without
     asking when the lock was taken."""
-    if not patching.source(stack_resource.StackResource, 'handle_preempt'):
-        return 'Heat has no StackResource.handle_preempt'
-    code = patching.source(check_resource.CheckResource,
-                           '_do_check_resource')
-    if 'handle_preempt()' not in code:
-        return 'CheckResource._do_check_resource no longer pre-empts'
-    if 'updated_at' in code:
-        return ('CheckResource._do_check_resource already asks when the '
-                'lock was taken')
-    return None
+    return patching.expect(
+        stack_resource.StackResource, 'handle_preempt') or patching.expect(
+        check_resource.CheckResource, '_do_check_resource',
+        has=('handle_preempt()',), lacks=('updated_at',))
 
 
-def apply():
-    """Guard StackResource.handle_preempt; idempotent."""
-    patching.wrap_once(stack_resource.StackResource, 'handle_preempt',
-                       only_older_traversals)
-
-
-def restore():
-    patching.restore(stack_resource.StackResource, 'handle_preempt')
+# Heat's StackResource.handle_preempt, wrapped.
+apply, restore = patching.wrapping(
+    stack_resource.StackResource, 'handle_preempt', only_older_traversals)

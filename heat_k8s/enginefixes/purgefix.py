@@ -59,18 +59,11 @@ def keep_referenced_template(purge):
 
 def probe():
     """None when purge_db deletes the previous template unguarded."""
-    code = patching.source(stack_mod.Stack, 'purge_db')
-    if 'RawTemplate.delete' not in code:
-        return 'Stack.purge_db no longer deletes the previous template'
-    if 'DBReferenceError' in code:
-        return 'Stack.purge_db already keeps a referenced template'
-    return None
+    return patching.expect(stack_mod.Stack, 'purge_db',
+                           has=('RawTemplate.delete',),
+                           lacks=('DBReferenceError',))
 
 
-def apply():
-    """Guard Stack.purge_db; idempotent."""
-    patching.wrap_once(stack_mod.Stack, 'purge_db', keep_referenced_template)
-
-
-def restore():
-    patching.restore(stack_mod.Stack, 'purge_db')
+# Heat's Stack.purge_db, wrapped.
+apply, restore = patching.wrapping(
+    stack_mod.Stack, 'purge_db', keep_referenced_template)

@@ -82,17 +82,20 @@ def restore_all(fixes=registry.FIXES):
     """Undo every fix (for tests: Heat as it was)."""
     for name in fixes:
         try:
-            registry.load(name).restore()
-        except ImportError:
-            pass  # never applied
+            fix = registry.load(name)
+        except Exception as exc:
+            LOG.debug('%s never loaded, so never applied: %s', name, exc)
+            continue
+        fix.restore()
 
 
 def _why_not(name, version, conf):
     """(why fix `name` is not applied, log level); (None, _) to apply."""
     try:
         fix = registry.load(name)
-    except ImportError as exc:
-        # Heat's loader would skip the whole plugin on an ImportError.
+    except Exception as exc:
+        # An ImportError would skip the whole plugin, anything else stop
+        # heat-engine: a Heat without what the fix imports keeps both.
         return 'Heat lacks what it patches: %s' % exc, 'warning'
     reason = refusal(name, fix.RELEASES, version, options.enabled(name, conf))
     if reason is not None:

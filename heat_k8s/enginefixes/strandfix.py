@@ -165,25 +165,11 @@ class Reaper(object):
 def probe():
     """None when Heat's own recovery skips convergence stacks and the
     engine has a start to hook the check into."""
-    code = patching.source(service.EngineService, 'reset_stack_status')
-    if "'convergence': False" not in code:
-        return ('EngineService.reset_stack_status no longer skips '
-                'convergence stacks')
-    start = patching.source(service.EngineService, 'start')
-    if 'manage_thread_grp' not in start:
-        return 'EngineService.start has no manage_thread_grp'
-    if 'stranded' in start:
-        return 'EngineService.start already checks for stranded stacks'
-    return None
-
-
-def apply():
-    """Start the stranded-stack check with every engine; idempotent."""
-    patching.wrap_once(service.EngineService, 'start', checking_stranded)
-
-
-def restore():
-    patching.restore(service.EngineService, 'start')
+    return patching.expect(
+        service.EngineService, 'reset_stack_status',
+        has=("'convergence': False",)) or patching.expect(
+        service.EngineService, 'start', has=('manage_thread_grp',),
+        lacks=('stranded',))
 
 
 def checking_stranded(start):
@@ -199,6 +185,11 @@ def checking_stranded(start):
                 interval, Reaper(self.engine_id).reap,
                 initial_delay=interval, stop_on_exception=False)
     return started
+
+
+# EngineService.start, then the stranded-stack timer; idempotent.
+apply, restore = patching.wrapping(
+    service.EngineService, 'start', checking_stranded)
 
 
 # --- helpers ----------------------------------------------------------------

@@ -41,6 +41,8 @@ from heat.engine import service
 from heat_k8s.enginefixes import patching
 
 RELEASES = (25, 27)
+# What it wraps; Heat 24 has no ThreadGroup of its own.
+ADD_THREAD = 'heat.engine.service.ThreadGroup.add_thread'
 
 
 def leaving_when_done(add_thread):
@@ -57,14 +59,9 @@ def leaving_when_done(add_thread):
 def probe():
     """None when Heat's own ThreadGroup.add_thread keeps finished
     threads."""
-    if not hasattr(service, 'ThreadGroup'):
-        return 'Heat has no ThreadGroup of its own'
-    code = patching.source(service.ThreadGroup, 'add_thread')
-    if 'threads.append' not in code:
-        return 'ThreadGroup.add_thread no longer keeps its threads'
-    if 'thread_done' in code:
-        return 'ThreadGroup.add_thread already drops finished threads'
-    return None
+    return patching.expect(getattr(service, 'ThreadGroup', None),
+                           'add_thread', has=('threads.append',),
+                           lacks=('thread_done',), where=ADD_THREAD)
 
 
 def apply():

@@ -42,14 +42,8 @@ RELEASES = (25, 27)
 
 def probe():
     """None when Yaql._parse uses the shared parser without a lock."""
-    code = patching.source(functions.Yaql, '_parse')
-    if not code:
-        return 'Heat has no Yaql._parse'
-    if 'get_yaql_parser()' not in code:
-        return 'Yaql._parse no longer uses the shared parser'
-    if 'lock' in code:
-        return 'Yaql._parse already takes a lock'
-    return None
+    return patching.expect(functions.Yaql, '_parse',
+                           has=('get_yaql_parser()',), lacks=('lock',))
 
 
 def serialised(parse):
@@ -63,10 +57,6 @@ def serialised(parse):
     return serialised_parse
 
 
-def apply():
-    """Serialise Heat's yaql parsing; idempotent."""
-    patching.wrap_once(functions.Yaql, '_parse', serialised)
-
-
-def restore():
-    patching.restore(functions.Yaql, '_parse')
+# Heat's Yaql._parse, wrapped.
+apply, restore = patching.wrapping(
+    functions.Yaql, '_parse', serialised)

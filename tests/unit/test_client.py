@@ -39,6 +39,7 @@ from heat_k8s.client import kube
 from heat_k8s.client import memory
 from heat_k8s.client import plugin as client
 from tests.unit import test_client_memory
+from tests.unit import tokens
 from tests.unit import test_transport
 
 KUBECONFIG = """
@@ -384,14 +385,7 @@ class SharedPoolTest(PluginTestCase):
         self.assertIs(insecure.api, self._kube('u').api)
 
     def test_a_refused_token_is_reported_to_its_source(self):
-        refused = []
-
-        class Token:
-            def __call__(self):
-                return 'expired'
-
-            def refused(self):
-                refused.append(True)
+        token = tokens.ExpiredToken()
 
         class Answer:
             status = 401
@@ -405,5 +399,5 @@ class SharedPoolTest(PluginTestCase):
             def call_api(self, *args, **kwargs):
                 return Answer()
 
-        kube.Kube(Api(), token=Token())._send('GET', '/api/v1', None)
-        self.assertEqual([True], refused)
+        kube.Kube(Api(), token=token)._send('GET', '/api/v1', None)
+        self.assertEqual([True], token.refusals)

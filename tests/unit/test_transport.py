@@ -34,6 +34,7 @@ import testtools
 
 from heat_k8s.client import kube
 from tests.unit import fixtures as objects
+from tests.unit import tokens
 
 # The module itself: once Heat imports eventlet.green.BaseHTTPServer, the
 # http package's `server` attribute is eventlet's green copy, whose server
@@ -186,22 +187,15 @@ class TransportTest(testtools.TestCase):
                                                  'demo'))
 
     def test_a_refused_token_is_reported(self):
-        refused = []
-
-        class Token:
-            def __call__(self):
-                return 'expired'
-
-            def refused(self):
-                refused.append(True)
+        token = tokens.ExpiredToken()
 
         self.server.answer('GET', '/api/v1/namespaces/demo', 401, status(
             401, 'Unauthorized', 'Unauthorized'))
         client = self.server.kube()
-        client.token = Token()
+        client.token = token
         error = self.assertRaises(kube.ApiError, client.get, 'v1',
                                   'Namespace', 'demo')
-        self.assertEqual((401, [True]), (error.status, refused))
+        self.assertEqual((401, [True]), (error.status, token.refusals))
 
     def test_an_unreachable_api(self):
         with socket.socket() as free:
