@@ -39,8 +39,8 @@ from heat_k8s.client import kube
 from heat_k8s.client import memory
 from heat_k8s.client import plugin as client
 from tests.unit import test_client_memory
-from tests.unit import tokens
 from tests.unit import test_transport
+from tests.unit import tokens
 
 KUBECONFIG = """
 apiVersion: v1
