@@ -282,6 +282,28 @@ class ClientPluginTest(PluginTestCase):
             k8s_exceptions.ApiException(status=500)))
 
 
+class OnTheWireTest(PluginTestCase):
+    """The plugin's requests, received by a loopback TLS server that asks
+    for a client certificate, as kube-apiserver does."""
+
+    offline = False
+
+    def test_a_token_goes_without_a_client_certificate(self):
+        pki = self.useFixture(test_transport.Pki())
+        server = self.useFixture(test_transport.LoopbackApi(pki))
+        server.answer('GET', '/api/v1/namespaces/demo', 200, {})
+        cfg.CONF.set_override('api_url', server.url, group='kubernetes')
+        cfg.CONF.set_override('ca_file', pki.ca_file,
+                              group='clients_kubernetes')
+        # A certificate the server would accept, for Heat's other clients.
+        cfg.CONF.set_override('cert_file', pki.client_cert, group='clients')
+        cfg.CONF.set_override('key_file', pki.client_key, group='clients')
+        self.plugin.client().get('v1', 'Namespace', 'demo')
+        request, = server.requests
+        self.assertEqual('Bearer abcd1234', request.headers['Authorization'])
+        self.assertIsNone(request.peer)
+
+
 class TrusteeAuth:
     """Stands in for the [trustee] auth plugin of a trust-scoped context:
     each authentication is a new token, valid for `lifetime` seconds."""
