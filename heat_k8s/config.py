@@ -41,7 +41,9 @@ kubernetes_opts = [
         help='URL of the Kubernetes API server, e.g. '
              'https://k8s.example.com:6443. When set it overrides the '
              'Keystone catalog for resources that name no cluster. TLS '
-             'settings come from [clients_kubernetes] (ca_file, insecure).'),
+             'settings come from [clients_kubernetes] (ca_file, insecure). '
+             'An http:// URL is refused unless '
+             'allow_insecure_http_for_testing is set.'),
     cfg.StrOpt(
         'catalog_service_type',
         default='kubernetes',
@@ -135,6 +137,15 @@ kubernetes_opts = [
         help='Kubernetes minor version (e.g. "1.36") whose OpenAPI schema '
              'validates specs offline at template validate time. Default: '
              'the newest schema bundled with kubernetes-validate.'),
+    cfg.BoolOpt(
+        'allow_insecure_http_for_testing',
+        default=False,
+        help='FOR TESTING ONLY: accept http:// Kubernetes API endpoints '
+             '(from api_url, clusters, the Keystone catalog or a Magnum '
+             "cluster's API address). Every request carries the caller's "
+             'Keystone token, which would cross the network in clear, so '
+             'by default heat-engine refuses such an endpoint when it '
+             'creates the client and names it in the error.'),
     cfg.StrOpt(
         'kubeconfig',
         help='FOR TESTING AND DEVELOPMENT ONLY: a kubeconfig file whose '
@@ -144,9 +155,21 @@ kubernetes_opts = [
 ]
 
 
+# Requests carry the caller's token only (heat_k8s.client.plugin).
+_NO_CLIENT_CERTIFICATE = (
+    'Must stay unset: heat-engine refuses to create the Kubernetes client '
+    "when it is set, since the API server would authenticate Heat's "
+    "certificate instead of the caller's Keystone token. The [clients] "
+    'value is not used for Kubernetes.')
+
+
 def _clients_kubernetes_opts():
     # Copies, so that defaults set on one group do not leak into Heat's.
-    return [copy.deepcopy(opt) for opt in heat_config.clients_opts]
+    opts = [copy.deepcopy(opt) for opt in heat_config.clients_opts]
+    for opt in opts:
+        if opt.dest in ('cert_file', 'key_file'):
+            opt.help = _NO_CLIENT_CERTIFICATE
+    return opts
 
 
 clients_kubernetes_opts = _clients_kubernetes_opts()

@@ -17,12 +17,15 @@
 The endpoint comes from [kubernetes] api_url, an operator-named or Magnum
 cluster, or the Keystone catalog; the bearer token is the caller's own
 Keystone token, fetched before every request so that trust-scoped tokens
-Heat uses for long operations are renewed when they expire. What the
+Heat uses for long operations are renewed when they expire. The token is
+the only credential presented (no client certificate) and goes to https
+endpoints only, unless [kubernetes] allow_insecure_http_for_testing. What the
 catalog answered, and a trust's token, are remembered across contexts
 (heat_k8s.client.memory), so each resource does not ask Keystone again.
 """
 
 import threading
+import urllib.parse
 import weakref
 
 from heat.common import exception
@@ -31,6 +34,7 @@ from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
 from kubernetes.client import exceptions as k8s_exceptions
 from oslo_config import cfg
+from oslo_log import log as logging
 
 from heat_k8s import config  # noqa: F401  (registers the option groups)
 from heat_k8s.client import kube
@@ -39,6 +43,7 @@ from heat_k8s.client import transport
 
 CLIENT_NAME = 'kubernetes'
 CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
 
 
 # A trust's token is shared until this long before it expires, so that a
@@ -57,6 +62,10 @@ _api_clients_lock = threading.Lock()
 # Connections kept per pool: as many checks as an engine worker runs at
 # once (oslo.messaging's executor_thread_pool_size default).
 POOL_SIZE = 64
+
+# Warnings already logged: a setting is reported once per process, not
+# once per resource.
+_warned = set()
 
 
 class BearerToken:
@@ -112,11 +121,55 @@ def _token_margin():
                CONF.kubernetes.request_timeout)
 
 
+def _warn_once(message, *args):
+    if (message, args) not in _warned:
+        _warned.add((message, args))
+        LOG.warning(message, *args)
+
+
+def _check_https(url, source):
+    """Refuse an endpoint a Keystone token would reach in clear."""
+    scheme = urllib.parse.urlsplit(url).scheme.lower()
+    if scheme == 'https':
+        return
+    if scheme == 'http' and CONF.kubernetes.allow_insecure_http_for_testing:
+        _warn_once('Kubernetes API %s from %s is http: Keystone tokens '
+                   'cross the network in clear ([kubernetes] '
+                   'allow_insecure_http_for_testing is set)', url, source)
+        return
+    raise exception.Error(
+        "Kubernetes API %s from %s is not https: the caller's Keystone "
+        'token would cross the network in clear. Use an https endpoint '
+        '([kubernetes] allow_insecure_http_for_testing accepts http, for '
+        'testing only).' % (url, source))
+
+
+def _check_no_client_certificate():
+    """Refuse Heat's own certificate beside a user's token.
+
+    The API server authenticates a client certificate before a bearer
+    token, so the request would act as the certificate's identity instead
+    of the user's. [clients] is every Heat client's fallback, set for other
+    services' mutual TLS: it is ignored, and said so once.
+    """
+    for option in ('cert_file', 'key_file'):
+        if getattr(CONF[config.CLIENTS_GROUP], option):
+            raise exception.Error(
+                '[%s] %s is set, but heat-k8s authenticates every '
+                "Kubernetes request with the caller's Keystone token "
+                'alone: the API server would authenticate a client '
+                'certificate instead of the user. Remove the option.' % (
+                    config.CLIENTS_GROUP, option))
+        if CONF.clients[option]:
+            _warn_once('[clients] %s is not presented to the Kubernetes '
+                       "API: requests authenticate with the caller's "
+                       'Keystone token alone', option)
+
+
 def _shared_api(configuration):
     """The process's ApiClient for this endpoint and TLS settings."""
     key = (configuration.host, configuration.verify_ssl,
-           configuration.ssl_ca_cert, configuration.ca_cert_data,
-           configuration.cert_file, configuration.key_file)
+           configuration.ssl_ca_cert, configuration.ca_cert_data)
     with _api_clients_lock:
         api = _api_clients.get(key)
         if api is None:
@@ -172,28 +225,33 @@ class KubernetesClientPlugin(client_plugin.ClientPlugin):
                 config_file=CONF.kubernetes.kubeconfig, context=cluster,
                 client_configuration=conf, persist_config=False)
             return conf
-        host, ca_file, ca_data = self._endpoint(cluster)
+        _check_no_client_certificate()
+        host, ca_file, ca_data, source = self._endpoint(cluster)
+        _check_https(host, source)
         conf.host = host.rstrip('/')
         conf.verify_ssl = not self._get_client_option(CLIENT_NAME,
                                                       'insecure')
         conf.ssl_ca_cert = ca_file
         transport.set_ca_data(conf, ca_data)
-        conf.cert_file = self._get_client_option(CLIENT_NAME, 'cert_file')
-        conf.key_file = self._get_client_option(CLIENT_NAME, 'key_file')
         return conf
 
     def _endpoint(self, cluster):
-        """(API URL, CA file, CA PEM data) for a cluster name or None."""
+        """(API URL, CA file, CA PEM data, where the URL came from) for a
+        cluster name or None."""
         ca_file = self._get_client_option(CLIENT_NAME, 'ca_file')
         if cluster is None:
             if CONF.kubernetes.api_url:
-                return CONF.kubernetes.api_url, ca_file, None
-            return self._remembered(None, self._catalog_url), ca_file, None
+                return (CONF.kubernetes.api_url, ca_file, None,
+                        '[kubernetes] api_url')
+            return (self._remembered(None, self._catalog_url), ca_file,
+                    None, 'the Keystone catalog (service type %s)' %
+                    CONF.kubernetes.catalog_service_type)
         if cluster in CONF.kubernetes.clusters:
             return (CONF.kubernetes.clusters[cluster],
                     CONF.kubernetes.cluster_ca_files.get(cluster, ca_file),
-                    None)
-        return self._remembered(cluster, self._magnum_endpoint)
+                    None, '[kubernetes] clusters (cluster %s)' % cluster)
+        return self._remembered(cluster, self._magnum_endpoint) + (
+            'the api_address of Magnum cluster %s' % cluster,)
 
     def _remembered(self, cluster, look_up):
         """What look_up(cluster) answers, remembered across contexts for

@@ -71,6 +71,8 @@ class PluginTestCase(heat_harness.KubernetesTestCase):
                 memory.Expiring(self.clock)))
         self.useFixture(fixtures.MonkeyPatch(
             'heat_k8s.client.plugin._api_clients', {}))
+        self.useFixture(fixtures.MonkeyPatch(
+            'heat_k8s.client.plugin._warned', set()))
         self.ctx = utils.dummy_context()
         self.plugin = self.ctx.clients.client_plugin('kubernetes')
 
@@ -170,6 +172,86 @@ class ClientPluginTest(PluginTestCase):
         self.assertRaises(exception.EntityNotFound, self.plugin.kube,
                           'missing')
 
+    def test_http_endpoints_refused_wherever_they_come_from(self):
+        self._stand_in_magnum({'plain': types.SimpleNamespace(
+            uuid='u3', status='CREATE_COMPLETE',
+            api_address='http://10.2.0.8:8080')})
+        cfg.CONF.set_override('clusters', {'edge': 'http://10.1.0.5:8080'},
+                              group='kubernetes')
+        cfg.CONF.set_override('api_url', 'http://k8s.example:8080',
+                              group='kubernetes')
+        for cluster, url, source in (
+                (None, 'http://k8s.example:8080', '[kubernetes] api_url'),
+                ('edge', 'http://10.1.0.5:8080',
+                 '[kubernetes] clusters (cluster edge)'),
+                ('plain', 'http://10.2.0.8:8080',
+                 'the api_address of Magnum cluster plain')):
+            error = self.assertRaises(exception.Error, self.plugin.kube,
+                                      cluster)
+            self.assertEqual(
+                'Kubernetes API %s from %s is not https: the caller\'s '
+                'Keystone token would cross the network in clear. Use an '
+                'https endpoint ([kubernetes] '
+                'allow_insecure_http_for_testing accepts http, for testing '
+                'only).' % (url, source), str(error))
+
+    def test_http_catalog_endpoint_refused(self):
+        cfg.CONF.clear_override('api_url', group='kubernetes')
+        self.patchobject(self.ctx.keystone_session, 'get_endpoint',
+                         return_value='http://k8s.internal:8080')
+        error = self.assertRaises(exception.Error, self.plugin.client)
+        self.assertIn('Kubernetes API http://k8s.internal:8080 from the '
+                      'Keystone catalog (service type kubernetes) is not '
+                      'https', str(error))
+
+    def test_http_allowed_for_testing_with_a_warning_once(self):
+        cfg.CONF.set_override('api_url', 'http://127.0.0.1:8080',
+                              group='kubernetes')
+        cfg.CONF.set_override('allow_insecure_http_for_testing', True,
+                              group='kubernetes')
+        self.assertEqual('http://127.0.0.1:8080',
+                         self.plugin.client().api.configuration.host)
+        utils.dummy_context().clients.client_plugin('kubernetes').client()
+        self.assertEqual(1, self.LOG.output.count(
+            'Kubernetes API http://127.0.0.1:8080 from [kubernetes] '
+            'api_url is http: Keystone tokens cross the network in clear'))
+
+    def test_not_even_testing_allows_another_scheme(self):
+        cfg.CONF.set_override('clusters', {'edge': '10.1.0.5:6443'},
+                              group='kubernetes')
+        cfg.CONF.set_override('allow_insecure_http_for_testing', True,
+                              group='kubernetes')
+        self.assertRaises(exception.Error, self.plugin.kube, 'edge')
+
+    def test_own_client_certificate_refused_beside_a_token(self):
+        for option in ('cert_file', 'key_file'):
+            cfg.CONF.set_override(option, '/etc/heat/k8s.pem',
+                                  group='clients_kubernetes')
+            error = self.assertRaises(exception.Error, self.plugin.client)
+            self.assertEqual(
+                '[clients_kubernetes] %s is set, but heat-k8s '
+                "authenticates every Kubernetes request with the caller's "
+                'Keystone token alone: the API server would authenticate '
+                'a client certificate instead of the user. Remove the '
+                'option.' % option, str(error))
+            cfg.CONF.clear_override(option, group='clients_kubernetes')
+
+    def test_fallback_client_certificate_not_presented(self):
+        # [clients] serves Heat's other clients: ignored here, said once.
+        cfg.CONF.set_override('cert_file', '/etc/heat/heat.pem',
+                              group='clients')
+        cfg.CONF.set_override('key_file', '/etc/heat/heat.key',
+                              group='clients')
+        conf = self.plugin.client().api.configuration
+        self.assertIsNone(conf.cert_file)
+        self.assertIsNone(conf.key_file)
+        utils.dummy_context().clients.client_plugin('kubernetes').client()
+        for option in ('cert_file', 'key_file'):
+            self.assertEqual(1, self.LOG.output.count(
+                '[clients] %s is not presented to the Kubernetes API: '
+                "requests authenticate with the caller's Keystone token "
+                'alone' % option))
+
     def test_empty_cluster_name_is_the_default_cluster(self):
         cfg.CONF.set_override('api_url', 'https://127.0.0.1:6443',
                               group='kubernetes')
@@ -199,6 +281,28 @@ class ClientPluginTest(PluginTestCase):
         self.assertFalse(self.plugin.is_not_found(ValueError(404)))
         self.assertTrue(self.plugin.is_client_exception(
             k8s_exceptions.ApiException(status=500)))
+
+
+class OnTheWireTest(PluginTestCase):
+    """The plugin's requests, received by a loopback TLS server that asks
+    for a client certificate, as kube-apiserver does."""
+
+    offline = False
+
+    def test_a_token_goes_without_a_client_certificate(self):
+        pki = self.useFixture(test_transport.Pki())
+        server = self.useFixture(test_transport.LoopbackApi(pki))
+        server.answer('GET', '/api/v1/namespaces/demo', 200, {})
+        cfg.CONF.set_override('api_url', server.url, group='kubernetes')
+        cfg.CONF.set_override('ca_file', pki.ca_file,
+                              group='clients_kubernetes')
+        # A certificate the server would accept, for Heat's other clients.
+        cfg.CONF.set_override('cert_file', pki.client_cert, group='clients')
+        cfg.CONF.set_override('key_file', pki.client_key, group='clients')
+        self.plugin.client().get('v1', 'Namespace', 'demo')
+        request, = server.requests
+        self.assertEqual('Bearer abcd1234', request.headers['Authorization'])
+        self.assertIsNone(request.peer)
 
 
 class TrusteeAuth:

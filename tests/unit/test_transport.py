@@ -19,15 +19,24 @@ test sets; the kubernetes client library in between is the real one, of
 whichever generation the environment installs (py3-2025.1: 32, py3: 37).
 """
 
+import datetime
 import importlib
+import ipaddress
 import json
 import logging
+import os
 import socket
+import ssl
 import threading
 import time
 import types
 import urllib.parse
 
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 import fixtures
 from kubernetes import client as k8s_client
 import testtools
@@ -52,9 +61,11 @@ class _Handler(http_server.BaseHTTPRequestHandler):
         server = self.server
         path, _, query = self.path.partition('?')
         body = self.rfile.read(int(self.headers.get('Content-Length') or 0))
+        # The client certificate a TLS connection presented (None: none).
+        peer = getattr(self.connection, 'getpeercert', lambda: None)()
         server.requests.append(types.SimpleNamespace(
             method=self.command, path=path, headers=self.headers,
-            query=dict(urllib.parse.parse_qsl(query)), body=body))
+            query=dict(urllib.parse.parse_qsl(query)), body=body, peer=peer))
         status, data, delay = server.answers[(self.command, path)]
         time.sleep(delay)
         try:
@@ -72,8 +83,66 @@ class _Handler(http_server.BaseHTTPRequestHandler):
         pass  # not a test's output
 
 
+class Pki(fixtures.Fixture):
+    """A CA, a server certificate for 127.0.0.1 and a client certificate,
+    as PEM files in a temporary directory."""
+
+    def _setUp(self):
+        self.dir = self.useFixture(fixtures.TempDir()).path
+        ca_key = ec.generate_private_key(ec.SECP256R1())
+        ca = self._certificate('test CA', ca_key, ca_key, None, ca=True)
+        self.ca_file = self._write('ca.pem', ca)
+        self.server_cert, self.server_key = self._issue(
+            'server', ca, ca_key, x509.SubjectAlternativeName(
+                [x509.IPAddress(ipaddress.ip_address('127.0.0.1'))]))
+        self.client_cert, self.client_key = self._issue('heat', ca, ca_key)
+
+    def _issue(self, name, ca, ca_key, extension=None):
+        key = ec.generate_private_key(ec.SECP256R1())
+        cert = self._certificate(name, key, ca_key, ca, extension=extension)
+        return (self._write(name + '.pem', cert),
+                self._write(name + '.key', key))
+
+    @staticmethod
+    def _certificate(name, key, signer, issuer, ca=False, extension=None):
+        now = datetime.datetime.now(datetime.timezone.utc)
+        subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+        builder = (x509.CertificateBuilder()
+                   .subject_name(subject)
+                   .issuer_name(issuer.subject if issuer else subject)
+                   .public_key(key.public_key())
+                   .serial_number(x509.random_serial_number())
+                   .not_valid_before(now - datetime.timedelta(minutes=1))
+                   .not_valid_after(now + datetime.timedelta(hours=1))
+                   .add_extension(x509.BasicConstraints(ca=ca,
+                                                        path_length=None),
+                                  critical=True))
+        if extension is not None:
+            builder = builder.add_extension(extension, critical=False)
+        return builder.sign(signer, hashes.SHA256())
+
+    def _write(self, name, obj):
+        if isinstance(obj, x509.Certificate):
+            data = obj.public_bytes(serialization.Encoding.PEM)
+        else:
+            data = obj.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.PKCS8,
+                serialization.NoEncryption())
+        path = os.path.join(self.dir, name)
+        with open(path, 'wb') as f:
+            f.write(data)
+        return path
+
+
 class LoopbackApi(fixtures.Fixture):
-    """An API server stand-in on 127.0.0.1 answering by method and path."""
+    """An API server stand-in on 127.0.0.1 answering by method and path;
+    over TLS with a Pki, asking for (not requiring) a client certificate,
+    as kube-apiserver does."""
+
+    def __init__(self, pki=None):
+        super().__init__()
+        self.pki = pki
 
     def _setUp(self):
         for name in ('http_proxy', 'https_proxy', 'all_proxy'):
@@ -83,6 +152,14 @@ class LoopbackApi(fixtures.Fixture):
         server = http_server.ThreadingHTTPServer(('127.0.0.1', 0), _Handler)
         server.daemon_threads = True
         server.answers, server.requests = {}, []
+        scheme = 'http'
+        if self.pki:
+            tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            tls.load_cert_chain(self.pki.server_cert, self.pki.server_key)
+            tls.load_verify_locations(self.pki.ca_file)
+            tls.verify_mode = ssl.CERT_OPTIONAL
+            server.socket = tls.wrap_socket(server.socket, server_side=True)
+            scheme = 'https'
         # Shutdown waits for the next poll: at the default half second,
         # every test would.
         threading.Thread(target=server.serve_forever, args=(0.02,),
@@ -91,7 +168,7 @@ class LoopbackApi(fixtures.Fixture):
         self.addCleanup(server.shutdown)
         self.requests = server.requests
         self.answers = server.answers
-        self.url = 'http://127.0.0.1:%d' % server.server_port
+        self.url = '%s://127.0.0.1:%d' % (scheme, server.server_port)
 
     def answer(self, method, path, status, doc, delay=0):
         data = doc if isinstance(doc, bytes) else json.dumps(doc).encode()
@@ -253,6 +330,24 @@ class TransportTest(testtools.TestCase):
         self.assertIn('urllib3.connectionpool', text)
         for value in SECRET_VALUES:
             self.assertNotIn(value, text)
+
+
+class ClientCertificateTest(testtools.TestCase):
+    """What the TLS server records of a client certificate: the check of
+    the plugin's requests in test_client would see one if sent."""
+
+    def test_a_presented_certificate_is_recorded(self):
+        pki = self.useFixture(Pki())
+        server = self.useFixture(LoopbackApi(pki))
+        server.answer('GET', '/api/v1/namespaces/demo', 200, {})
+        conf = k8s_client.Configuration(host=server.url)
+        conf.ssl_ca_cert = pki.ca_file
+        conf.cert_file, conf.key_file = pki.client_cert, pki.client_key
+        server.kube('t', api=k8s_client.ApiClient(conf)).get(
+            'v1', 'Namespace', 'demo')
+        request, = server.requests
+        self.assertEqual(((('commonName', 'heat'),),),
+                         request.peer['subject'])
 
 
 def ca_of(api):
