@@ -15,8 +15,10 @@
 """templates/services/docker/write-files.py on a host: the sealed secrets
 open with the host's key through the openssl command (run for real)."""
 
+import base64
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -30,13 +32,17 @@ SERVER_KEY = os.path.join(os.path.dirname(SCRIPT), '..', '..', 'hosts',
                           'server-key.sh')
 
 
-def _run(tmp_path, **data):
+ALTERED = 'the sealed secrets were altered'
+NOT_FOR_HOST = "the sealed secrets are not for this host's key"
+
+
+def _run(tmp_path, env=None, **data):
     data = dict({'dir': str(tmp_path / 'svc'), 'config_files': {},
                  'secret_files': {}, 'secrets': {}}, **data)
     with open(SCRIPT) as f:
         script = f.read().replace('@DATA@', json.dumps(data))
     return subprocess.run([sys.executable, '-c', script],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env=env)
 
 
 @pytest.fixture(scope='module')
@@ -67,7 +73,7 @@ def test_the_host_opens_its_sealed_secrets(tmp_path, host_key):
     assert 'hunter2' not in result.stdout + result.stderr
 
 
-def test_another_hosts_envelope_or_an_altered_one_fails(tmp_path, host_key):
+def test_another_hosts_envelope_fails(tmp_path, host_key):
     key_file, public = host_key
     other = subprocess.run(
         ['openssl', 'genpkey', '-algorithm', 'RSA', '-pkeyopt',
@@ -78,8 +84,57 @@ def test_another_hosts_envelope_or_an_altered_one_fails(tmp_path, host_key):
     theirs = envelope.seal(other_public, {'secrets': {'A': 'b'}})
     result = _run(tmp_path, key_file=key_file, sealed=theirs)
     assert result.returncode != 0
-    assert "not for this host's key" in result.stderr
-    altered = json.loads(envelope.seal(public, {'secrets': {'A': 'b'}}))
-    altered['mac'] = '0' * 64
-    result = _run(tmp_path, key_file=key_file, sealed=json.dumps(altered))
-    assert 'the sealed secrets were altered' in result.stderr
+    assert NOT_FOR_HOST in result.stderr
+
+
+def _flip(data, index):
+    data[index] ^= 1
+    return data
+
+
+def _field(name, change):
+    """A tampering that changes the bytes under a base64 field."""
+    def tamper(env):
+        data = bytearray(base64.b64decode(env[name]))
+        return json.dumps(dict(env, **{name: base64.b64encode(
+            change(data)).decode('ascii')}))
+    return tamper
+
+
+# ct is b'Salted__' + 8 bytes of salt + AES-256-CBC blocks; the MAC covers
+# all of it, and the salt with the passphrase gives the key and the IV.
+TAMPERINGS = {
+    'mac': (lambda env: json.dumps(dict(env, mac='0' * 64)), ALTERED),
+    'ciphertext': (_field('ct', lambda ct: _flip(ct, -1)), ALTERED),
+    'salt': (_field('ct', lambda ct: _flip(ct, 8)), ALTERED),
+    'header': (_field('ct', lambda ct: _flip(ct, 0)), ALTERED),
+    'ct-truncated': (_field('ct', lambda ct: ct[:-16]), ALTERED),
+    'wrapped-keys': (_field('key', lambda key: _flip(key, -1)),
+                     NOT_FOR_HOST),
+}
+
+
+@pytest.mark.parametrize('tampering', sorted(TAMPERINGS))
+def test_an_altered_envelope_is_refused_before_decrypting(tmp_path, host_key,
+                                                          tampering):
+    key_file, public = host_key
+    tamper, error = TAMPERINGS[tampering]
+    # openssl as the host runs it, with each use logged: "enc" would be
+    # a decryption.
+    bin_dir, log = tmp_path / 'bin', tmp_path / 'openssl.log'
+    bin_dir.mkdir()
+    shim = bin_dir / 'openssl'
+    shim.write_text('#!/bin/sh\necho "$1" >> %s\nexec %s "$@"\n'
+                    % (log, shutil.which('openssl')))
+    shim.chmod(0o755)
+    sealed = tamper(json.loads(envelope.seal(public, {
+        'secret_files': {'/etc/app/app.conf': 'password = hunter2-canary\n'},
+        'secrets': {'DB_PASSWORD': 'hunter2-canary'}})))
+    result = _run(tmp_path, env=dict(os.environ, PATH='%s:%s' % (
+        bin_dir, os.environ['PATH'])), key_file=key_file, sealed=sealed)
+    assert result.returncode == 1
+    assert error in result.stderr
+    assert 'Traceback' not in result.stderr
+    assert 'hunter2-canary' not in result.stdout + result.stderr
+    assert 'enc' not in (log.read_text().split() if log.exists() else [])
+    assert not (tmp_path / 'svc').exists()
