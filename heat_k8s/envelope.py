@@ -26,7 +26,8 @@ sent), the deployment holds only ciphertext. The format is what the
 - ``ct``: the JSON data as ``openssl enc -aes-256-cbc -pbkdf2 -md sha256
   -iter 10000`` writes it (``Salted__``, salt, AES-256-CBC), base64; the
   passphrase reaches openssl through its environment, not its arguments;
-- ``mac``: HMAC-SHA256 of ct (hex), checked before decrypting.
+- ``mac``: HMAC-SHA256 of ct (hex), checked before decrypting;
+- ``v``: 1; not covered by the MAC, so an opener refuses any other.
 
 Pure: no Heat, no network.
 """
@@ -96,6 +97,8 @@ def open_envelope(private_pem, envelope):
     """The data in envelope, with the private key (tests; hosts use
     openssl)."""
     env = json.loads(envelope)
+    if env.get('v') != VERSION:
+        raise EnvelopeError('the envelope is not of version %d' % VERSION)
     private = serialization.load_pem_private_key(
         private_pem.encode('ascii'), password=None)
     keys = private.decrypt(base64.b64decode(env['key']), _oaep())

@@ -173,6 +173,8 @@ class SealedFilesTest(heat_harness.KubernetesTestCase):
                                            'password = hunter2-battery\n'},
                           'secrets': {'PW': 'hunter2-battery'}},
                          envelope.open_envelope(private, sealed))
+        self.assertRaises(envelope.EnvelopeError, envelope.open_envelope,
+                          private, json.dumps(dict(json.loads(sealed), v=2)))
         self.assertIsNone(files.FnGetAtt('files'))
         self.assertIsNone(files.FnGetAtt('environment'))
         self.assertNotIn('hunter2-battery', json.dumps(files.data()))

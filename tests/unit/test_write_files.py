@@ -111,6 +111,10 @@ TAMPERINGS = {
     'ct-truncated': (_field('ct', lambda ct: ct[:-16]), ALTERED),
     'wrapped-keys': (_field('key', lambda key: _flip(key, -1)),
                      NOT_FOR_HOST),
+    'version': (lambda env: json.dumps(dict(env, v=2)),
+                'the sealed secrets are of version 2, not 1'),
+    'envelope-truncated': (lambda env: json.dumps(env)[:-40],
+                           'the sealed secrets are not an envelope'),
 }
 
 

@@ -84,17 +84,31 @@ def _openssl(args, data, env=None):
                          "this host's key (%s)" % (args[0], DATA['key_file']))
 
 
+def fields(envelope):
+    """The wrapped keys, ct and mac of a version 1 envelope, or exit."""
+    try:
+        env = json.loads(envelope)
+        version = env['v']
+        parts = (base64.b64decode(env['key']), base64.b64decode(env['ct']),
+                 env['mac'].encode('ascii'))
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise SystemExit('the sealed secrets are not an envelope')
+    # Not covered by the MAC: another version is refused, never guessed at.
+    if version != 1:
+        raise SystemExit('the sealed secrets are of version %r, not 1'
+                         % (version,))
+    return parts
+
+
 def unseal(envelope):
     """The secret files and variables sealed to this host's key."""
-    env = json.loads(envelope)
+    wrapped, ct, sealed_mac = fields(envelope)
     keys = _openssl(['pkeyutl', '-decrypt', '-inkey', DATA['key_file'],
                      '-pkeyopt', 'rsa_padding_mode:oaep',
                      '-pkeyopt', 'rsa_oaep_md:sha256',
-                     '-pkeyopt', 'rsa_mgf1_md:sha256'],
-                    base64.b64decode(env['key']))
-    ct = base64.b64decode(env['ct'])
-    mac = hmac.new(keys[32:], ct, hashlib.sha256).hexdigest()
-    if len(keys) != 64 or not hmac.compare_digest(mac, env['mac']):
+                     '-pkeyopt', 'rsa_mgf1_md:sha256'], wrapped)
+    mac = hmac.new(keys[32:], ct, hashlib.sha256).hexdigest().encode('ascii')
+    if len(keys) != 64 or not hmac.compare_digest(mac, sealed_mac):
         raise SystemExit('the sealed secrets were altered')
     # The passphrase goes through the environment: arguments are public.
     plain = _openssl(['enc', '-d', '-aes-256-cbc', '-pbkdf2', '-md', 'sha256',
