@@ -284,7 +284,7 @@ class EngineTestCase(KubernetesTestCase):
                                             limit=1, sort_dir='desc')
         call(self.context(), identity, *args)
         return self.wait_for_stack(identity, action,
-                                   last and _event_id(last[0]))
+                                   _event_id(last[0]) if last else None)
 
     def wait_for_stack(self, identity, action, marker=None, timeout=600):
         """The stack once an event of its own after marker ends action."""
