@@ -34,12 +34,13 @@ class ProgressTest(heat_cluster.ClusterTestCase):
         cfg.CONF.set_override('progress_interval', 1, group='kubernetes')
         spec = test_resources.deployment_spec('slow', replicas=1, annotations={
             SIM + 'waiting-reason': 'ContainerCreating'})
-        name, ctx, seen = self.getUniqueString('progress'), self.context(), []
+        stack_name, ctx = self.getUniqueString('progress'), self.context()
+        seen = []
         read = kube.Kube.get
 
         def get(client, *args, **kwargs):
             # What `openstack stack resource show` says at each read.
-            stack_id = stack_object.Stack.get_by_name(ctx, name).id
+            stack_id = stack_object.Stack.get_by_name(ctx, stack_name).id
             seen.append(resource_objects.Resource.get_all_by_stack(
                 ctx, stack_id)['web'].status_reason)
             return read(client, *args, **kwargs)
@@ -48,7 +49,7 @@ class ProgressTest(heat_cluster.ClusterTestCase):
             'heat_k8s.client.kube.Kube.get', get))
         stack = self.create(test_resources.hot({'web': {
             'type': 'OS::Kubernetes::Deployment',
-            'properties': {'timeout': 20, 'spec': spec}}}), name=name)
+            'properties': {'timeout': 20, 'spec': spec}}}), name=stack_name)
         self.assertState(stack, 'CREATE', 'FAILED')
         name = stack['web'].data()['name']
         shown = [text for text in seen
