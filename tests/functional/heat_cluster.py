@@ -12,11 +12,13 @@
 
 """Heat's own harness driving OS::Kubernetes::* against the real cluster.
 
-Stacks are created, updated, checked and deleted by Heat's engine code
-in-process (sqlite, fake RPC); the plugin reaches the session's
-kube-apiserver with the admin kubeconfig ([kubernetes] kubeconfig, a
-development-only option). Keystone brokering is tested end to end in
-tests/e2e.
+Stacks are created, updated, checked and deleted through heat-engine's RPC
+API by an engine running in the test process, on Heat's convergence path
+as in production (heat_harness.EngineTestCase: check_resource messages to
+its worker over oslo.messaging's in-process transport, sync points in
+sqlite); the plugin reaches the session's kube-apiserver with the admin
+kubeconfig ([kubernetes] kubeconfig, a development-only option). Keystone
+brokering is tested end to end in tests/e2e.
 """
 
 from tests.unit import heat_harness  # first: sets up Heat
@@ -36,7 +38,7 @@ from tests.functional import conftest
 
 
 @pytest.mark.usefixtures('cluster_for_unittest')
-class ClusterTestCase(heat_harness.KubernetesTestCase):
+class ClusterTestCase(heat_harness.EngineTestCase):
     """Stacks in a namespace of their own on the session's cluster."""
 
     offline = False
@@ -66,19 +68,8 @@ class ClusterTestCase(heat_harness.KubernetesTestCase):
             if exc.status != 404:
                 raise
 
-    def create(self, template, params=None):
-        stack = self.parse(template, params)
-        stack.create()
-        return stack
-
     def assertState(self, stack, action, status):
         self.assertEqual((action, status), stack.state, stack.status_reason)
-
-    def output(self, stack, key):
-        # As the engine's show_output does: resolve, then read the value.
-        stack._update_all_resource_data(for_resources=False,
-                                        for_outputs={key})
-        return stack.outputs[key].get_value()
 
     def events(self, stack):
         return event_object.Event.get_all_by_stack(stack.context, stack.id)

@@ -19,10 +19,6 @@ from tests.functional import heat_cluster  # first: sets up Heat
 
 import base64
 
-from heat.engine import environment
-from heat.engine import stack as heat_stack
-from heat.engine import template as heat_template
-
 from tests import simulated
 
 APPLY = 'application/apply-patch+yaml'
@@ -53,20 +49,13 @@ CREDS = template({'creds': {'type': 'OS::Kubernetes::Secret',
 
 class DriftTest(heat_cluster.ClusterTestCase):
 
-    def update_existing(self, stack, tmpl):
-        # `stack update --existing` without changes: the same template.
-        new = heat_stack.Stack(stack.context, stack.name, heat_template.
-                               Template(tmpl, env=environment.Environment(
-                                   {})))
-        stack.update(new)
-
     def name(self, stack, resource):
         return stack[resource].data()['name']
 
     def test_check_names_drift_and_update_converges_it(self):
         stack = self.create(APP)
         self.assertState(stack, 'CREATE', 'COMPLETE')
-        stack.check()
+        stack = self.check(stack)
         self.assertState(stack, 'CHECK', 'COMPLETE')
         web, settings = self.name(stack, 'web'), self.name(stack, 'settings')
         uids = {r: stack[r].resource_id for r in ('web', 'settings')}
@@ -87,7 +76,7 @@ class DriftTest(heat_cluster.ClusterTestCase):
         self.core.delete_namespaced_config_map(self.name(stack, 'extra'),
                                                self.ns)
 
-        stack.check()
+        stack = self.check(stack)
         self.assertState(stack, 'CHECK', 'FAILED')
         reason = stack['web'].status_reason
         self.assertIn('spec.replicas 2 \u2192 4 (manager ops)', reason)
@@ -98,7 +87,8 @@ class DriftTest(heat_cluster.ClusterTestCase):
         self.assertNotIn('data.b', stack['settings'].status_reason)
         self.assertIn('does not exist', stack['extra'].status_reason)
 
-        self.update_existing(stack, APP)
+        # `stack update --existing` without changes: the stored template.
+        stack = self.update(stack, existing=True)
         self.assertState(stack, 'UPDATE', 'COMPLETE')
         live = self.apps.read_namespaced_deployment(web, self.ns)
         self.assertEqual(2, live.spec.replicas)
@@ -110,20 +100,20 @@ class DriftTest(heat_cluster.ClusterTestCase):
         self.assertEqual({'c': '3'}, self.core.read_namespaced_config_map(
             self.name(stack, 'extra'), self.ns).data)
 
-        stack.check()
+        stack = self.check(stack)
         self.assertState(stack, 'CHECK', 'COMPLETE')
 
     def test_secret_drift_names_the_key_never_the_value(self):
         stack = self.create(CREDS)
         self.assertState(stack, 'CREATE', 'COMPLETE')
-        stack.check()
+        stack = self.check(stack)
         self.assertState(stack, 'CHECK', 'COMPLETE')
         name, uid = self.name(stack, 'creds'), stack['creds'].resource_id
         self.core.patch_namespaced_secret(
             name, self.ns, {'data': {'password': base64.b64encode(
                 EDITED.encode()).decode()}}, field_manager='kubectl-edit')
 
-        stack.check()
+        stack = self.check(stack)
         self.assertState(stack, 'CHECK', 'FAILED')
         reason = stack['creds'].status_reason
         self.assertIn('data.password changed (manager kubectl-edit)', reason)
@@ -132,11 +122,11 @@ class DriftTest(heat_cluster.ClusterTestCase):
             self.assertNotIn(base64.b64encode(value.encode()).decode(),
                              reason)
 
-        self.update_existing(stack, CREDS)
+        stack = self.update(stack, existing=True)
         self.assertState(stack, 'UPDATE', 'COMPLETE')
         live = self.core.read_namespaced_secret(name, self.ns)
         self.assertEqual(SECRET, base64.b64decode(
             live.data['password']).decode())
         self.assertEqual(uid, live.metadata.uid)  # not replaced
-        stack.check()
+        stack = self.check(stack)
         self.assertState(stack, 'CHECK', 'COMPLETE')

@@ -16,10 +16,6 @@ from tests.functional import heat_cluster  # first: sets up Heat
 
 # isort: split
 
-from heat.engine import environment
-from heat.engine import stack as heat_stack
-from heat.engine import template as heat_template
-
 from tests.functional.test_resources import SIM
 from tests.functional.test_resources import deployment_spec
 from tests.functional.test_resources import hot
@@ -73,11 +69,6 @@ class ObjectsTest(heat_cluster.ClusterTestCase):
         return {(e['kind'], e['name']): e['uid']
                 for e in stack['objs'].FnGetAtt('objects')}
 
-    def update(self, stack, template):
-        tmpl = heat_template.Template(template,
-                                      env=environment.Environment({}))
-        stack.update(heat_stack.Stack(stack.context, stack.name, tmpl))
-
     def test_create_update_delete(self):
         manifests = pairs()
         stack = self.create(objects_stack(manifests))
@@ -90,7 +81,7 @@ class ObjectsTest(heat_cluster.ClusterTestCase):
             live = self.apps.read_namespaced_deployment('app-%d' % i,
                                                         self.ns)
             self.assertEqual(1, live.status.ready_replicas)
-        stack.check()
+        stack = self.check(stack)
         self.assertState(stack, 'CHECK', 'COMPLETE')
 
         changed = list(manifests)
@@ -98,7 +89,7 @@ class ObjectsTest(heat_cluster.ClusterTestCase):
         changed[1] = deployment('app-0', app='moved')      # immutable
         del changed[2]                                     # removed cfg-1
         changed.append(config_map('cfg-new'))              # added
-        self.update(stack, objects_stack(changed))
+        stack = self.update(stack, objects_stack(changed))
         self.assertState(stack, 'UPDATE', 'COMPLETE')
 
         after = self.owned(stack)
@@ -120,12 +111,12 @@ class ObjectsTest(heat_cluster.ClusterTestCase):
                          {k: after[k] for k in untouched})
 
         self.core.delete_namespaced_config_map('cfg-2', self.ns)
-        stack.check()
+        stack = self.check(stack)
         self.assertState(stack, 'CHECK', 'FAILED')
         self.assertIn('ConfigMap %s/cfg-2 does not exist' % self.ns,
                       stack['objs'].status_reason)
 
-        stack.delete()
+        stack = self.delete(stack)
         self.assertState(stack, 'DELETE', 'COMPLETE')
         self.assertEqual({}, self.owned(stack))
         selector = 'heat.openstack.org/stack-id=%s' % stack.id
@@ -146,6 +137,6 @@ class ObjectsTest(heat_cluster.ClusterTestCase):
         self.assertIn('exit code 3', reason)
         # What was created is recorded, so the delete removes it all.
         self.assertEqual(self.owned(stack), self.recorded(stack))
-        stack.delete()
+        stack = self.delete(stack)
         self.assertState(stack, 'DELETE', 'COMPLETE')
         self.assertEqual({}, self.owned(stack))

@@ -19,6 +19,7 @@ from tests.functional import heat_cluster  # first: sets up Heat
 import fixtures
 from heat.objects import event as event_object
 from heat.objects import resource as resource_objects
+from heat.objects import stack as stack_object
 from oslo_config import cfg
 
 from heat_k8s.client import kube
@@ -33,22 +34,22 @@ class ProgressTest(heat_cluster.ClusterTestCase):
         cfg.CONF.set_override('progress_interval', 1, group='kubernetes')
         spec = test_resources.deployment_spec('slow', replicas=1, annotations={
             SIM + 'waiting-reason': 'ContainerCreating'})
-        stack = self.parse(test_resources.hot({'web': {
-            'type': 'OS::Kubernetes::Deployment',
-            'properties': {'timeout': 20, 'spec': spec}}}))
-        stack['web'].store()
+        stack_name, ctx = self.getUniqueString('progress'), self.context()
         seen = []
         read = kube.Kube.get
 
         def get(client, *args, **kwargs):
             # What `openstack stack resource show` says at each read.
-            seen.append(resource_objects.Resource.get_obj(
-                stack.context, stack['web'].id).status_reason)
+            stack_id = stack_object.Stack.get_by_name(ctx, stack_name).id
+            seen.append(resource_objects.Resource.get_all_by_stack(
+                ctx, stack_id)['web'].status_reason)
             return read(client, *args, **kwargs)
 
         self.useFixture(fixtures.MonkeyPatch(
             'heat_k8s.client.kube.Kube.get', get))
-        stack.create()
+        stack = self.create(test_resources.hot({'web': {
+            'type': 'OS::Kubernetes::Deployment',
+            'properties': {'timeout': 20, 'spec': spec}}}), name=stack_name)
         self.assertState(stack, 'CREATE', 'FAILED')
         name = stack['web'].data()['name']
         shown = [text for text in seen

@@ -24,10 +24,6 @@ from tests.functional import heat_cluster  # first: sets up Heat
 import base64
 import json
 
-from heat.engine import environment
-from heat.engine import stack as heat_stack
-from heat.engine import template as heat_template
-
 from heat_k8s.rendering import checksum
 from tests import simulated
 from tests.functional import cloud
@@ -104,30 +100,15 @@ SECRET_TEMPLATE = {
 class RenderingTest(heat_cluster.ClusterTestCase):
 
     def make_stack(self, template, parameter_defaults=None, params=None,
-              files=None, existing=None):
-        env = environment.Environment({
-            'parameters': params or {},
-            'parameter_defaults': parameter_defaults or {}})
-        tmpl = heat_template.Template(
-            template, env=env, files=files or {'api.conf.j2': API_CONF_J2})
+                   existing=None):
+        """`stack create`, or `stack update` of existing, with the
+        template's file and an environment file's parameter_defaults."""
+        env = {'parameters': params or {},
+               'parameter_defaults': parameter_defaults or {}}
+        files = {'api.conf.j2': API_CONF_J2}
         if existing is not None:
-            existing.update(heat_stack.Stack(existing.context, existing.name,
-                                             tmpl))
-            return existing
-        tmpl.store(self.ctx)
-        stack = heat_stack.Stack(self.ctx, self.getUniqueString('rndr'),
-                                 tmpl)
-        stack.store()
-        self.stacks.append(stack)
-        stack.create()
-        return stack
-
-    def setUp(self):
-        super().setUp()
-        from heat.tests import utils
-
-        from tests.unit import heat_harness
-        self.ctx = utils.dummy_context(tenant_id=heat_harness.PROJECT_ID)
+            return self.update(existing, template, env, files)
+        return self.create(template, env, files)
 
     def live_config(self, stack):
         return self.core.read_namespaced_config_map(
@@ -162,7 +143,7 @@ memcached_servers = mc-0:11211,mc-1:11211
         self.assertEqual(2, len(old_pods))
 
         # An environment file changes one nested key; the rest stays.
-        self.make_stack(CONFIG_TEMPLATE, parameter_defaults={
+        stack = self.make_stack(CONFIG_TEMPLATE, parameter_defaults={
             'api_overrides': {'debug': True, 'db': {'host': 'db.example'}},
             'api_ini_overrides': {'database': {'max_pool_size': 5}}},
             existing=stack)

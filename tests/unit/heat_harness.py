@@ -16,10 +16,15 @@
 
 Import this module before any heat.engine module: heat.tests.common selects
 the oslo.service backend, which may happen only once.
+
+EngineTestCase drives whole stacks as production does: through
+heat-engine's RPC API, to an EngineService and its WorkerService running
+in the test process, on Heat's convergence path.
 """
 
 import os
 import sys
+import time
 
 import fixtures
 from heat.tests import common  # first: it selects the oslo.service backend
@@ -27,7 +32,10 @@ from heat.tests import common  # first: it selects the oslo.service backend
 # isort: split
 
 from heat.common import exception
+from heat.common import identifier
 from heat.common import template_format
+from heat.db import api as db_api
+from heat.db import models
 from heat.engine import environment
 from heat.engine import resource
 from heat.engine import resources
@@ -35,13 +43,20 @@ from heat.engine import service
 from heat.engine import stack
 from heat.engine import template as heat_template
 from heat.objects import stack as stack_object
+from heat.rpc import api as rpc_api
+from heat.rpc import client as rpc_client
 from heat.tests import utils
 from oslo_config import cfg
+from oslo_db.sqlalchemy import engines
+from oslo_messaging import opts as messaging_opts
 import pytest
+import sqlalchemy
 
 from heat_k8s import config  # noqa: F401
+from heat_k8s.enginefixes import options as fix_options
 from heat_k8s.enginefixes import registry as enginefixes
 from heat_k8s.enginefixes import release
+from heat_k8s.enginefixes import startup
 from heat_k8s.resources.registry import available_resource_mapping
 
 # A wheel installs Heat's environment.d under the prefix, not next to the
@@ -149,6 +164,153 @@ class KubernetesTestCase(common.HeatTestCase):
         self.assertIsInstance(error, exception.StackValidationFailed)
         self.assertIsNone(stack_object.Stack.get_by_name(ctx, name))
         return str(error)
+
+
+ENGINE_HOST = 'heat-engine-0'
+# What `--wait` waits for: the stack's own event ending the action.
+DONE = ('COMPLETE', 'FAILED')
+
+
+def _wait_for_lock(dbapi_connection, record):
+    # A transaction waits for another's to end, as on MariaDB's row locks.
+    dbapi_connection.execute('PRAGMA busy_timeout = 30000')
+
+
+def _begin_immediate(connection, cursor, statement, parameters, *args):
+    # oslo.db's BEGIN takes the write lock at once: a reader turning writer
+    # would otherwise fail at once ("database is locked"), never waiting.
+    return ('BEGIN IMMEDIATE' if statement == 'BEGIN' else statement,
+            parameters)
+
+
+class Engine(fixtures.Fixture):
+    """heat-engine in the test process, as one production worker runs.
+
+    A real EngineService with its WorkerService and RPC servers, on
+    oslo.messaging's in-process transport (HeatTestCase sets up fake://):
+    a stack create sends check_resource messages to the worker, which
+    creates resources on its threads and meets at sync points in the
+    database. The engine fixes are applied as the plugin applies them when
+    heat-engine loads it (and undone after), and the engine is tuned as
+    doc/source/install.rst recommends.
+    """
+
+    def _setUp(self):
+        cfg.CONF.set_override('convergence_engine', True)
+        # oslo.messaging registers its pool option when a server starts.
+        cfg.CONF.register_opts(dict(messaging_opts.list_opts())[None])
+        cfg.CONF.set_override('executor_thread_pool_size', 8)
+        cfg.CONF.set_override('leaf_trigger_interval', 0,
+                              group=fix_options.GROUP)
+        if release.major(release.installed()) < 26:
+            # Its stack update asks Keystone (there is none here) about the
+            # stored trust (Stack._check_refresh_cred): no trust then.
+            cfg.CONF.set_override('deferred_auth_method', 'password')
+        self.addCleanup(startup.restore_all)
+        startup.apply_all()
+        self._database_for_threads()
+        self.service = service.EngineService(ENGINE_HOST,
+                                             rpc_api.ENGINE_TOPIC)
+        self.service.start()
+        self.addCleanup(self.service.stop)
+        self.client = rpc_client.EngineClient()
+
+    def _database_for_threads(self):
+        """Heat's tables in a sqlite file, a connection per thread.
+
+        HeatTestCase's in-memory database is one connection that every
+        thread (or, on Heat 24, green thread) would share: one's commit or
+        rollback would end another's transaction.
+        """
+        path = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                            'heat.sqlite')
+        engine = engines.create_engine('sqlite:///' + path,
+                                       sqlite_synchronous=False)
+        sqlalchemy.event.listen(engine, 'connect', _wait_for_lock)
+        sqlalchemy.event.listen(engine, 'before_cursor_execute',
+                                _begin_immediate, retval=True)
+        models.BASE.metadata.create_all(engine)
+        self.addCleanup(engine.dispose)
+        self.addCleanup(db_api.context_manager.patch_engine(engine))
+
+
+class EngineTestCase(KubernetesTestCase):
+    """Whole stacks through heat-engine's RPC API, as heat-api sends them.
+
+    Each helper makes the call `openstack stack <action>` makes, waits as
+    its --wait does, for the stack's own event that ends the action, and
+    returns the stack loaded from the database.
+    """
+
+    def setUp(self):
+        super().setUp()
+        self.heat = self.useFixture(Engine())
+
+    def create(self, template, env=None, files=None, name=None):
+        """`stack create`; env is an environment (parameters, ...)."""
+        identity = self.heat.client.create_stack(
+            self.context(), name or utils.random_name(), template,
+            env or {}, files or {}, {})
+        return self.wait_for_stack(identity, 'CREATE')
+
+    def update(self, stack, template=None, env=None, files=None,
+               existing=False, converge=False):
+        """`stack update`, with --existing and --converge as asked."""
+        args = {rpc_api.PARAM_EXISTING: existing,
+                rpc_api.PARAM_CONVERGE: converge}
+        return self._act(stack, 'UPDATE', self.heat.client.update_stack,
+                         template, env or {}, files or {}, args)
+
+    def delete(self, stack):
+        return self._act(stack, 'DELETE', self.heat.client.delete_stack)
+
+    def check(self, stack):
+        return self._act(stack, 'CHECK', self.heat.client.stack_check)
+
+    def suspend(self, stack):
+        return self._act(stack, 'SUSPEND', self.heat.client.stack_suspend)
+
+    def resume(self, stack):
+        return self._act(stack, 'RESUME', self.heat.client.stack_resume)
+
+    def output(self, stack, key):
+        """`stack output show`: the value the engine resolves."""
+        return self.heat.client.show_output(
+            self.context(), dict(stack.identifier()), key)['output_value']
+
+    def _act(self, stack, action, call, *args):
+        identity = dict(stack.identifier())
+        last = self.heat.client.list_events(self.context(), identity,
+                                            limit=1, sort_dir='desc')
+        call(self.context(), identity, *args)
+        return self.wait_for_stack(identity, action,
+                                   _event_id(last[0]) if last else None)
+
+    def wait_for_stack(self, identity, action, marker=None, timeout=600):
+        """The stack once an event of its own after marker ends action."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for event in self.heat.client.list_events(
+                    self.context(), identity, marker=marker,
+                    sort_dir='asc'):
+                marker = _event_id(event)
+                if (event['physical_resource_id'] == identity['stack_id']
+                        and event['resource_action'] == action
+                        and event['resource_status'] in DONE):
+                    return self.load(identity)
+            time.sleep(0.2)
+        stk = self.load(identity)
+        self.fail('%s %s not done after %ss: %s' % (
+            stk.name, action, timeout, stk.status_reason))
+
+    def load(self, identity):
+        return stack.Stack.load(self.context(),
+                                stack_id=identity['stack_id'],
+                                show_deleted=True)
+
+
+def _event_id(event):
+    return identifier.EventIdentifier(**event['event_identity']).event_id
 
 
 def template(resources, parameters=None):

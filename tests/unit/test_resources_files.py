@@ -20,7 +20,6 @@ from tests.unit import heat_harness  # first: sets up Heat
 
 import json
 
-from heat.common import exception
 from heat.engine import api
 from heat.engine import scheduler
 from heat.objects import event as event_object
@@ -145,26 +144,35 @@ class RenderedFilesTest(heat_harness.KubernetesTestCase):
         self.assertIn('resources.files.properties.ini_overrides', message)
         self.assertIn("'/other.conf' is not a key of templates", message)
 
+
+class ChainedFilesTest(heat_harness.EngineTestCase):
+    """Files rendered from another resource's attribute, by the engine: on
+    the convergence path that attribute reaches them, and the files reach
+    what writes them, through the database (sync points), not through one
+    stack object."""
+
     def _chained(self, text):
-        """A stack whose 'files' renders text with names of 'other'."""
-        return self.parse(template({
+        """'files' renders text with names of 'other'; 'writer' takes the
+        files, as a host's user_data would."""
+        return self.create(template({
             'other': rendered(templates={'a': 'x'}),
             'files': rendered(templates={'b': text},
                               values={'names': {'get_attr': ['other',
-                                                             'names']}})}))
+                                                             'names']}}),
+            'writer': {'type': 'OS::Heat::Value', 'properties': {
+                'value': {'get_attr': ['files', 'files']}}}}))
 
     def test_inputs_known_only_later_are_rendered_at_create(self):
         stack = self._chained('{{ names[0] }}')
-        stack.validate()
-        scheduler.TaskRunner(stack.create)()
         self.assertEqual((stack.CREATE, stack.COMPLETE), stack.state,
                          stack.status_reason)
-        self.assertEqual({'b': 'a'}, stack['files'].FnGetAtt('files'))
+        # What the writer was created with (files is never cached).
+        self.assertEqual({'b': 'a'},
+                         stack['writer']._stored_properties_data['value'])
 
     def test_create_fails_with_the_render_error(self):
         stack = self._chained('{{ names[5] }}')
-        scheduler.TaskRunner(stack.create)()
         self.assertEqual((stack.CREATE, stack.FAILED), stack.state)
         self.assertIn('templates: b, line 1:', stack.status_reason)
-        self.assertRaises(exception.Error, stack['files']._content,
-                          stack['files'].properties)
+        # Nothing was given a partial render.
+        self.assertEqual(('INIT', 'COMPLETE'), stack['writer'].state)
