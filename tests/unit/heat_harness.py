@@ -287,8 +287,10 @@ class EngineTestCase(KubernetesTestCase):
                                    _event_id(last[0]) if last else None)
 
     def wait_for_stack(self, identity, action, marker=None, timeout=600):
-        """The stack once an event of its own after marker ends action."""
+        """The stack once an event of its own after marker ends action,
+        and its stored state says so too."""
         deadline = time.monotonic() + timeout
+        ended = None
         while time.monotonic() < deadline:
             for event in self.heat.client.list_events(
                     self.context(), identity, marker=marker,
@@ -297,7 +299,13 @@ class EngineTestCase(KubernetesTestCase):
                 if (event['physical_resource_id'] == identity['stack_id']
                         and event['resource_action'] == action
                         and event['resource_status'] in DONE):
-                    return self.load(identity)
+                    ended = ended or event['resource_status']
+            if ended:
+                # The event can be read a moment before the stack's row
+                # (seen on Heat 24): wait for the row to agree.
+                stk = self.load(identity)
+                if stk.state == (action, ended):
+                    return stk
             time.sleep(0.2)
         stk = self.load(identity)
         self.fail('%s %s not done after %ss: %s' % (
