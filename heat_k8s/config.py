@@ -12,13 +12,14 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Operator settings: the ``[kubernetes]`` and ``[clients_kubernetes]`` groups.
+"""Operator settings: [kubernetes], [clients_kubernetes] and [heat_k8s].
 
 ``[clients_kubernetes]`` is the per-client group every Heat client plugin
 has (``endpoint_type``, ``ca_file``, ``cert_file``, ``key_file``,
 ``insecure``), falling back to ``[clients]``. Heat registers these groups
 only for its in-tree clients, so it is registered here. ``[kubernetes]``
-holds what is specific to Kubernetes.
+holds what is specific to Kubernetes; ``[heat_k8s]`` the keys of secret
+references (heat_k8s.keyring).
 """
 
 import copy
@@ -30,6 +31,7 @@ from heat_k8s.enginefixes import options as enginefix_options
 
 GROUP = 'kubernetes'
 CLIENTS_GROUP = 'clients_kubernetes'
+KEYS_GROUP = 'heat_k8s'
 
 NAMESPACE_FORMAT_KEYS = ('project_id', 'project_name', 'project_domain_id',
                          'user_id', 'user_name', 'stack_id', 'stack_name')
@@ -174,11 +176,42 @@ def _clients_kubernetes_opts():
 
 clients_kubernetes_opts = _clients_kubernetes_opts()
 
+keys_opts = [
+    cfg.ListOpt(
+        'sealing_keys', default=[], secret=True,
+        help='Keys of secret references (OS::HeatK8s::RandomSecret), '
+             'newest first: each 32 random bytes in URL-safe base64, as '
+             '`heat-k8s-keys generate` prints them. The newest seals; '
+             'every listed key opens what it sealed. To rotate: add a new '
+             'key at the end on every heat-engine, then move it to the '
+             'front, run `heat-k8s-keys reseal`, and only then remove the '
+             "old key. Unset, nothing can be sealed; Heat's sample key, a "
+             'key under 256 bits or one that is not random disables '
+             'sealing, and heat-engine logs which key is wrong.'),
+    cfg.StrOpt(
+        'digest_key', secret=True,
+        help='Key of the fingerprints and content checksums that stand in '
+             'for secret values (32 random bytes, URL-safe base64), apart '
+             'from sealing_keys so that rotating those changes no digest. '
+             'Derived per project, so a digest made in one project says '
+             'nothing about another. Unset, derived from '
+             'auth_encryption_key. Changing it changes every digest once: '
+             'the next update of each stack rewrites its Secrets and rolls '
+             'the pods that use them.'),
+    cfg.BoolOpt(
+        'open_legacy_references', default=True,
+        help='Open references made before key ids, with a key derived from '
+             'auth_encryption_key. Turn off once `heat-k8s-keys reseal` '
+             'has resealed every project.'),
+]
+
 cfg.CONF.register_opts(kubernetes_opts, group=GROUP)
 cfg.CONF.register_opts(clients_kubernetes_opts, group=CLIENTS_GROUP)
+cfg.CONF.register_opts(keys_opts, group=KEYS_GROUP)
 
 
 def list_opts():
     yield GROUP, kubernetes_opts
     yield CLIENTS_GROUP, clients_kubernetes_opts
+    yield KEYS_GROUP, keys_opts
     yield from enginefix_options.list_opts()

@@ -414,7 +414,8 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
                 manifest.get(first), manifest.get(second)))
         return obj
 
-    content_checksum = staticmethod(checksum.content)
+    def content_checksum(self, data, binary_data):
+        return checksum.content(data, binary_data)
 
     # --- waiting (heat_k8s.waiting decides; Heat's types at this edge) ---
 

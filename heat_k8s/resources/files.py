@@ -23,9 +23,9 @@ from heat.common import exception
 from heat.engine import attributes
 from heat.engine import properties
 from heat.engine import resource
-from oslo_config import cfg
 
 from heat_k8s import envelope
+from heat_k8s import keyring
 from heat_k8s.rendering import checksum
 from heat_k8s.resources import base
 from heat_k8s.resources import literal
@@ -163,16 +163,19 @@ class RenderedFiles(literal.CheckedBeforeCreate, sensitive.Fingerprinted,
         digest = checksum.content(
             {'files': files, 'environment': environment} if environment
             else files,  # as before secrets were taken
-            key=cfg.CONF.auth_encryption_key)
+            key=sensitive.digest_key(keyring.CHECKSUM,
+                                     self.stack.tenant_id))
         recipient = props[RECIPIENT]
         data = self.data()
-        if recipient and (digest, sensitive.fingerprint(recipient)) != (
+        if recipient and (digest, sensitive.fingerprint(
+                recipient, self.stack.tenant_id)) != (
                 data.get(CHECKSUM), data.get(RECIPIENT)):
             # Sealed once per content and key: a new envelope would be a
             # new software config, and new containers, at every update.
             self.data_set(SEALED, envelope.seal(recipient, {
                 'secret_files': files, 'secrets': environment}))
-            self.data_set(RECIPIENT, sensitive.fingerprint(recipient))
+            self.data_set(RECIPIENT, sensitive.fingerprint(
+                recipient, self.stack.tenant_id))
         self.data_set(CHECKSUM, digest)
         self.resource_id_set(self.physical_resource_name())
 

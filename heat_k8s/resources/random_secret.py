@@ -19,13 +19,14 @@ import os
 import secrets
 import string
 
+from heat.common import exception
 from heat.db import api as db_api
 from heat.engine import attributes
 from heat.engine import constraints
 from heat.engine import properties
 from heat.engine import resource
-from oslo_config import cfg
 
+from heat_k8s import keyring
 from heat_k8s import sealing
 from heat_k8s.resources import sensitive
 
@@ -91,6 +92,13 @@ class RandomSecret(sensitive.Fingerprinted, resource.Resource):
             type=attributes.Schema.STRING),
     }
 
+    def validate(self):
+        super().validate()
+        ring = sensitive.keyring()
+        if not ring.key_ids:   # refused at template validate, not create
+            raise exception.StackValidationFailed(message='%s: %s' % (
+                self.name, ring.problem or keyring.NO_KEYS))
+
     def handle_create(self):
         self._seal(self.properties[VALUE] or self._replaced_value() or
                    self._generate())
@@ -101,7 +109,8 @@ class RandomSecret(sensitive.Fingerprinted, resource.Resource):
         # different fingerprint is a new value.
         if VALUE in prop_diff:
             value = prop_diff[VALUE] or self._generate()
-            if sensitive.fingerprint(value) != self.data().get(FINGERPRINT):
+            if sensitive.fingerprint(value, self.stack.tenant_id) != (
+                    self.data().get(FINGERPRINT)):
                 self._seal(value)
 
     def _resolve_attribute(self, name):
@@ -112,9 +121,14 @@ class RandomSecret(sensitive.Fingerprinted, resource.Resource):
         return self.data().get(REFERENCE) or str(self.name)
 
     def _seal(self, value):
-        self.data_set(REFERENCE, sealing.seal(
-            value, self.stack.tenant_id, cfg.CONF.auth_encryption_key))
-        self.data_set(FINGERPRINT, sensitive.fingerprint(value))
+        try:
+            reference = sealing.seal(value, self.stack.tenant_id,
+                                     sensitive.keyring())
+        except sealing.SealError as exc:
+            raise exception.Error('%s: %s' % (self.name, exc))
+        self.data_set(REFERENCE, reference)
+        self.data_set(FINGERPRINT, sensitive.fingerprint(
+            value, self.stack.tenant_id))
         self.attributes.reset_resolved_values()
 
     def _generate(self):

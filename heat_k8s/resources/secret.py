@@ -19,8 +19,8 @@ import base64
 
 from heat.engine import attributes
 from heat.engine import properties
-from oslo_config import cfg
 
+from heat_k8s import keyring
 from heat_k8s import sealing
 from heat_k8s.rendering import checksum
 from heat_k8s.resources import base
@@ -111,7 +111,6 @@ class Secret(templated.Templated, base.KubernetesResource):
         opened[DATA] = _base64_references(props[DATA], opened[DATA])
         return super().manifest(opened, owned=owned, content=content)
 
-    @staticmethod
-    def content_checksum(data, string_data):
-        return checksum.secret_content(data, string_data,
-                                       key=cfg.CONF.auth_encryption_key)
+    def content_checksum(self, data, string_data):
+        return checksum.secret_content(data, string_data, key=(
+            sensitive.digest_key(keyring.CHECKSUM, self.stack.tenant_id)))

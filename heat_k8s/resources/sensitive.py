@@ -25,24 +25,58 @@ changes what this relies on.
 
 from heat.common import exception
 from oslo_config import cfg
+from oslo_log import log as logging
 
+from heat_k8s import config
+from heat_k8s import keyring as keyring_
 from heat_k8s import sealing
 from heat_k8s.rendering import checksum
 
 CONF = cfg.CONF
 CONF.import_opt('auth_encryption_key', 'heat.common.crypt')
+LOG = logging.getLogger(__name__)
 
 FINGERPRINT_PREFIX = '<redacted:'
+_KEYRINGS = {}
 
 
-def fingerprint(value):
+def keyring():
+    """The operator's keys (heat_k8s.keyring), read once per setting."""
+    group = CONF[config.KEYS_GROUP]
+    legacy = CONF.auth_encryption_key
+    settings = (tuple(group.sealing_keys or ()), group.digest_key, legacy,
+                group.open_legacy_references)
+    if settings not in _KEYRINGS:
+        ring = keyring_.Keyring(
+            group.sealing_keys, digest=group.digest_key,
+            legacy=legacy if group.open_legacy_references else None)
+        for problem in (ring.problem, ring.digest_problem):
+            if problem:   # once per setting: never a key, only which
+                LOG.error('heat-k8s [%s]: %s', config.KEYS_GROUP, problem)
+        if not ring.problem and not ring.key_ids:
+            LOG.warning('heat-k8s [%s]: %s', config.KEYS_GROUP,
+                        keyring_.NO_KEYS)
+        _KEYRINGS.clear()
+        _KEYRINGS[settings] = ring
+    return _KEYRINGS[settings]
+
+
+def digest_key(purpose, project):
+    """The HMAC key of purpose for project, or an Error saying why not."""
+    try:
+        return keyring().digest_key(purpose, project)
+    except keyring_.KeyringError as exc:
+        raise exception.Error('heat-k8s cannot key digests: %s' % exc)
+
+
+def fingerprint(value, project):
     """A keyed digest standing in for a secret value in Heat's database."""
     if is_fingerprint(value):
         return value
     # A reference digests as its value: same value, same fingerprint.
     digest = checksum.content(
-        {'v': sealing.digestible(value, CONF.auth_encryption_key)},
-        key=CONF.auth_encryption_key)
+        {'v': sealing.digestible(value, project, keyring())},
+        key=digest_key(keyring_.FINGERPRINT, project))
     return '%s%s>' % (FINGERPRINT_PREFIX, digest[:16])
 
 
@@ -59,8 +93,7 @@ def opened(resource, props, names):
     try:
         for name in names:
             opened[name] = sealing.open_all(
-                props[name], resource.stack.tenant_id,
-                CONF.auth_encryption_key)
+                props[name], resource.stack.tenant_id, keyring())
     except sealing.SealError as exc:
         raise exception.Error('%s: %s: %s' % (resource.name, name, exc))
     return opened
@@ -112,8 +145,8 @@ class Fingerprinted(object):
         replaced by fingerprints, in place."""
         for prop in self.sensitive_properties:
             if isinstance(data.get(prop), dict):
-                data[prop] = {k: fingerprint(v)
+                data[prop] = {k: fingerprint(v, self.stack.tenant_id)
                               for k, v in data[prop].items()}
             elif data.get(prop):
-                data[prop] = fingerprint(data[prop])
+                data[prop] = fingerprint(data[prop], self.stack.tenant_id)
         return data

@@ -199,7 +199,8 @@ class Templated(object):
         shared = {prop: props[prop] for prop in (VALUES, VALUE_OVERRIDES)}
         ini = props[INI_OVERRIDES] or {}
         return {name: sensitive.fingerprint(dict(
-                    shared, template=text, ini_overrides=ini.get(name)))
+                    shared, template=text, ini_overrides=ini.get(name)),
+                    self.stack.tenant_id)
                 for name, text in props[TEMPLATES].items()}
 
     def validate_body(self, props):

@@ -20,9 +20,8 @@ import base64
 import copy
 import json
 
-from oslo_config import cfg
-
 from heat_k8s import sealing
+from heat_k8s.resources import sensitive
 from tests import simulated
 
 SIM = 'sim.heat-k8s.io/'
@@ -164,8 +163,7 @@ class StackLifecycleTest(heat_cluster.ClusterTestCase):
                 'values': {'pw': ref}}}}))
         self.assertState(stack, 'CREATE', 'COMPLETE')
         value = sealing.open_text(stack['password'].FnGetAtt('reference'),
-                                  stack.tenant_id,
-                                  cfg.CONF.auth_encryption_key)
+                                  stack.tenant_id, sensitive.keyring())
         live = self.core.read_namespaced_secret(
             stack['secret'].data()['name'], self.ns)
         decoded = {k: base64.b64decode(v).decode()

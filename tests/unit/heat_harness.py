@@ -52,7 +52,7 @@ from oslo_messaging import opts as messaging_opts
 import pytest
 import sqlalchemy
 
-from heat_k8s import config  # noqa: F401
+from heat_k8s import config
 from heat_k8s.enginefixes import options as fix_options
 from heat_k8s.enginefixes import registry as enginefixes
 from heat_k8s.enginefixes import release
@@ -64,6 +64,8 @@ from heat_k8s.resources.registry import available_resource_mapping
 ENVIRONMENT_DIR = os.path.join(sys.prefix, 'etc', 'heat', 'environment.d')
 API_URL = 'https://k8s.example.invalid:6443'
 PROJECT_ID = '5f1c0a8e2b7d4c6f9e3a1b2c3d4e5f60'
+# A hand-made test key: 32 bytes, URL-safe base64, as sealing_keys wants.
+SEALING_KEY = 'dGhpcyBpcyBub3QgYSBzZWNyZXQga2V5IGF0IGFsbCE='
 
 
 def fix_applies(name):
@@ -111,6 +113,8 @@ class KubernetesTestCase(common.HeatTestCase):
         for name, cls in available_resource_mapping().items():
             resource._register_class(name, cls)
         cfg.CONF.set_override('api_url', API_URL, group='kubernetes')
+        cfg.CONF.set_override('sealing_keys', [SEALING_KEY],
+                              group=config.KEYS_GROUP)
         self.stacks = []
 
     def parse(self, template, params=None, stack_name=None):

@@ -23,6 +23,7 @@ import json
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from heat.common import exception
 from heat.engine import api
 from heat.engine import scheduler
 from oslo_config import cfg
@@ -37,7 +38,7 @@ CONF_PATH = '/etc/api/api.conf'
 
 def _open(reference):
     return sealing.open_text(reference, heat_harness.PROJECT_ID,
-                             cfg.CONF.auth_encryption_key)
+                             sensitive.keyring())
 
 
 class RandomSecretTest(heat_harness.KubernetesTestCase):
@@ -104,14 +105,24 @@ class RandomSecretTest(heat_harness.KubernetesTestCase):
 
     def test_a_reference_of_another_project_opens_nothing(self):
         stranger = sealing.seal('theirs', 'another-project',
-                                cfg.CONF.auth_encryption_key)
+                                sensitive.keyring())
         stack = self.parse(template({'files': {
             'type': 'OS::HeatK8s::RenderedFiles',
             'properties': {'secrets': {'X': stranger}}}}))
         files = stack['files']
         error = self.assertRaises(Exception, files.FnGetAtt, 'environment')
-        self.assertIn('files: secrets: a secret reference made for another '
-                      'project', str(error))
+        self.assertIn('files: secrets: a secret reference that this '
+                      'project did not make', str(error))
+
+    def test_without_usable_sealing_keys_validate_says_what_to_set(self):
+        for keys, why in (([], r'sets \[heat_k8s\] sealing_keys'),
+                          (['notgood but just long enough i t'],
+                           'sealing key 1 is a sample key')):
+            cfg.CONF.set_override('sealing_keys', keys, group='heat_k8s')
+            stack = self._secret_stack()
+            error = self.assertRaises(exception.StackValidationFailed,
+                                      stack.validate)
+            self.assertRegex(str(error), 'pw: .*' + why)
 
     def test_a_typed_value_is_sealed_and_stored_as_a_fingerprint(self):
         pw, = self._create(self._secret_stack(value='typed-by-a-user'), 'pw')
@@ -155,7 +166,7 @@ class SealedFilesTest(heat_harness.KubernetesTestCase):
 
     def _files(self, public, secret):
         ref = sealing.seal(secret, heat_harness.PROJECT_ID,
-                           cfg.CONF.auth_encryption_key)
+                           sensitive.keyring())
         stack = self.parse(template({'files': {
             'type': 'OS::HeatK8s::RenderedFiles', 'properties': {
                 'recipient': public,
@@ -202,7 +213,7 @@ class ReferencesOnlyTest(heat_harness.KubernetesTestCase):
 
     def test_a_value_is_refused_with_its_key_only(self):
         ref = sealing.seal('fine', heat_harness.PROJECT_ID,
-                           cfg.CONF.auth_encryption_key)
+                           sensitive.keyring())
         for props, named in (
                 ({'secrets': {'OK': ref, 'DB_PASSWORD': 'hunter2-plain'}},
                  'secrets: DB_PASSWORD: give secret references'),
@@ -222,7 +233,7 @@ class ReferencesOnlyTest(heat_harness.KubernetesTestCase):
 
     def test_references_pass_and_without_the_flag_values_too(self):
         ref = sealing.seal('fine', heat_harness.PROJECT_ID,
-                           cfg.CONF.auth_encryption_key)
+                           sensitive.keyring())
         for props in ({'references_only': True, 'secrets': {'A': ref}},
                       {'secrets': {'A': 'a plain value'}}):
             self.parse(template({'files': {
@@ -236,10 +247,10 @@ class FingerprintTest(heat_harness.KubernetesTestCase):
         # A template moving from values to references changes no
         # fingerprint, so no Secret is replaced and nothing rolls.
         ref = sealing.seal('s3cret-value', heat_harness.PROJECT_ID,
-                           cfg.CONF.auth_encryption_key)
-        self.assertEqual(sensitive.fingerprint('s3cret-value'),
-                         sensitive.fingerprint(ref))
-        self.assertEqual(sensitive.fingerprint({'a': 'x:s3cret-value'}),
-                         sensitive.fingerprint({'a': 'x:' + ref}))
-        self.assertNotEqual(sensitive.fingerprint('other'),
-                            sensitive.fingerprint(ref))
+                           sensitive.keyring())
+        def fingerprint(value):
+            return sensitive.fingerprint(value, heat_harness.PROJECT_ID)
+        self.assertEqual(fingerprint('s3cret-value'), fingerprint(ref))
+        self.assertEqual(fingerprint({'a': 'x:s3cret-value'}),
+                         fingerprint({'a': 'x:' + ref}))
+        self.assertNotEqual(fingerprint('other'), fingerprint(ref))

@@ -26,6 +26,7 @@ from heat.engine import api
 from heat.objects import event as event_object
 from oslo_config import cfg
 
+from heat_k8s import keyring
 from heat_k8s.kinds import naming
 from heat_k8s.resources import labels
 from heat_k8s.resources import sensitive
@@ -259,14 +260,26 @@ class SecretHiddenTest(heat_harness.KubernetesTestCase):
         self.assertEqual(SECRET_VALUE, rsrc.manifest(rsrc.properties)[
             'stringData']['pw'])
 
-    def test_fingerprints_are_stable_keyed_and_distinct(self):
-        first = sensitive.fingerprint(SECRET_VALUE)
-        self.assertEqual(first, sensitive.fingerprint(SECRET_VALUE))
-        self.assertEqual(first, sensitive.fingerprint(first))
-        self.assertNotEqual(first, sensitive.fingerprint('other'))
+    def test_fingerprints_are_stable_keyed_per_project_and_distinct(self):
+        def fingerprint(value, project=heat_harness.PROJECT_ID):
+            return sensitive.fingerprint(value, project)
+        first = fingerprint(SECRET_VALUE)
+        self.assertEqual(first, fingerprint(SECRET_VALUE))
+        self.assertEqual(first, fingerprint(first))
+        self.assertNotEqual(first, fingerprint('other'))
+        self.assertNotEqual(first, fingerprint(SECRET_VALUE, 'other-project'))
         self.assertNotIn(SECRET_VALUE, first)
         cfg.CONF.set_override('auth_encryption_key', 'k' * 32)
-        self.assertNotEqual(first, sensitive.fingerprint(SECRET_VALUE))
+        self.assertNotEqual(first, fingerprint(SECRET_VALUE))
+        keyed = fingerprint(SECRET_VALUE)
+        cfg.CONF.set_override('digest_key', keyring.generate(),
+                              group='heat_k8s')
+        digest_keyed = fingerprint(SECRET_VALUE)
+        self.assertNotEqual(keyed, digest_keyed)
+        # Rotating sealing keys changes no digest.
+        cfg.CONF.set_override('sealing_keys', [keyring.generate()],
+                              group='heat_k8s')
+        self.assertEqual(digest_keyed, fingerprint(SECRET_VALUE))
 
     def test_stored_fingerprints_are_never_written(self):
         rsrc = self._secret({'string_data': {'pw': {'get_param': 'pw'}}})

@@ -77,6 +77,14 @@ max_overflow = 20
 # stack stayed IN_PROGRESS (tests/e2e/test_faults.py).
 amqp_durable_queues = true
 
+[heat_k8s]
+# The keys of secret references and of the digests that stand in for
+# secret values, generated for this cloud (heat_k8s.keyring).
+sealing_keys = {sealing_key}
+digest_key = {digest_key}
+# Every reference in this cloud was made with key ids.
+open_legacy_references = false
+
 [heat_k8s_engine_fixes]
 # heat-engine logs at start which engine fixes it applied and why it
 # skipped the others (heat_k8s/enginefixes). Those that repair Heat bugs
@@ -172,6 +180,8 @@ class Heat(service.Service):
             venv=self.venv,
             auth_encryption_key=passwords.get(
                 self.state_dir, 'heat-auth-encryption-key', 32),
+            sealing_key=passwords.key(self.state_dir, 'heat-k8s-sealing-key'),
+            digest_key=passwords.key(self.state_dir, 'heat-k8s-digest-key'),
             stack_domain=STACK_DOMAIN, stack_domain_admin=STACK_DOMAIN_ADMIN,
             stack_domain_admin_password=self.identity.password(
                 STACK_DOMAIN_ADMIN),

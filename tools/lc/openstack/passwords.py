@@ -16,6 +16,7 @@ They live in ``<state>/secrets.json`` (mode 0600), are created on first use
 and kept across restarts of the same state directory; nothing is committed.
 """
 
+import base64
 import json
 import os
 import secrets
@@ -40,13 +41,21 @@ def _load(state_dir):
 def get(state_dir, name, length=24):
     """The secret called `name`, generated (URL-safe, `length` chars)."""
     with _lock:
-        return _get(state_dir, name, length)
+        return _get(state_dir, name,
+                    lambda: secrets.token_urlsafe(length)[:length])
 
 
-def _get(state_dir, name, length):
+def key(state_dir, name):
+    """The key called `name`: 32 random bytes, URL-safe base64."""
+    with _lock:
+        return _get(state_dir, name, lambda: base64.urlsafe_b64encode(
+            secrets.token_bytes(32)).decode('ascii'))
+
+
+def _get(state_dir, name, make):
     known = _load(state_dir)
     if name not in known:
-        known[name] = secrets.token_urlsafe(length)[:length]
+        known[name] = make()
         os.makedirs(state_dir, exist_ok=True)
         fd = os.open(_path(state_dir), os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
                      0o600)
