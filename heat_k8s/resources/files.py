@@ -26,6 +26,7 @@ from heat.engine import resource
 
 from heat_k8s import envelope
 from heat_k8s import keyring
+from heat_k8s import sealing
 from heat_k8s.rendering import checksum
 from heat_k8s.resources import base
 from heat_k8s.resources import literal
@@ -59,7 +60,9 @@ class RenderedFiles(literal.CheckedBeforeCreate, sensitive.Fingerprinted,
     With recipient (a host's RSA public key), the content is given only
     sealed to that key (the sealed attribute, heat_k8s/envelope.py): Heat
     then holds ciphertext only, in software configs and server metadata
-    alike, and files and environment give nothing.
+    alike, and files and environment give nothing. Without it, files and
+    environment refuse content made with secrets (secrets, secret_files or
+    any secret reference): no opened value leaves Heat through its API.
     """
 
     sensitive_properties = (SECRETS, SECRET_FILES, templated.VALUES,
@@ -93,13 +96,14 @@ class RenderedFiles(literal.CheckedBeforeCreate, sensitive.Fingerprinted,
 
     attributes_schema = {
         FILES: attributes.Schema(
-            'File name to content: the rendered files and secret_files, '
-            'secret references opened. Secret: pass it only to what '
-            'writes the files; resource show does not list it.',
+            'File name to content: the rendered files, for content made '
+            'without secrets only (an error otherwise: set recipient and '
+            'pass sealed). resource show does not list it.',
             type=attributes.Schema.MAP,
             cache_mode=attributes.Schema.CACHE_NONE),
         ENVIRONMENT: attributes.Schema(
-            'secrets, the references opened. Secret, like files.',
+            'Unused without secrets; with secrets an error, like files: '
+            'they reach a host only sealed.',
             type=attributes.Schema.MAP,
             cache_mode=attributes.Schema.CACHE_NONE),
         SEALED: attributes.Schema(
@@ -141,10 +145,10 @@ class RenderedFiles(literal.CheckedBeforeCreate, sensitive.Fingerprinted,
     def _resolve_attribute(self, name):
         if name in (FILES, ENVIRONMENT) and self.properties[RECIPIENT]:
             return None   # given only sealed
-        if name == FILES:
-            return self._content(self.properties)[0]
-        if name == ENVIRONMENT:
-            return self._content(self.properties)[1]
+        if name in (FILES, ENVIRONMENT):
+            self._refuse_secrets(name)
+            files, environment = self._content(self.properties)
+            return files if name == FILES else environment
         if name == SEALED:
             return self._sealed()
         if name == CHECKSUM:
@@ -192,6 +196,16 @@ class RenderedFiles(literal.CheckedBeforeCreate, sensitive.Fingerprinted,
             files.update(rendered)
         return files, props[SECRETS] or {}
 
+    def _refuse_secrets(self, name):
+        props = self.properties
+        if props[SECRETS] or props[SECRET_FILES] or any(
+                sealing.contains_reference(text)
+                for prop in OPENED for text in _texts(props[prop])):
+            raise exception.Error(
+                '%s: %s: made with secret values, which Heat gives only '
+                'sealed to the host that writes them: set recipient and '
+                'pass the sealed attribute' % (self.name, name))
+
     def _sealed(self):
         if self.data().get(SEALED):
             return self.data()[SEALED]
@@ -209,3 +223,15 @@ class RenderedFiles(literal.CheckedBeforeCreate, sensitive.Fingerprinted,
 
     # Validation errors point at the property as for every other type.
     _invalid = base.KubernetesResource._invalid
+
+
+def _texts(data):
+    """Every text in data (maps, lists)."""
+    if isinstance(data, dict):
+        for value in data.values():
+            yield from _texts(value)
+    elif isinstance(data, list):
+        for value in data:
+            yield from _texts(value)
+    elif isinstance(data, str):
+        yield data

@@ -83,7 +83,7 @@ class RandomSecretTest(heat_harness.KubernetesTestCase):
         self.assertEqual(old.FnGetAtt('value') + '=',
                          _open(pw.FnGetAtt('reference')))
 
-    def test_rendered_files_open_references_only_in_their_content(self):
+    def test_rendered_files_give_secrets_only_sealed(self):
         pw, = self._create(self._secret_stack(), 'pw')
         ref = pw.FnGetAtt('reference')  # as get_attr hands it over
         files, = self._create(self.parse(template({'files': {
@@ -93,12 +93,17 @@ class RandomSecretTest(heat_harness.KubernetesTestCase):
                 'secrets': {'DB_PASSWORD': ref},
                 'secret_files': {'/etc/key': 'key:' + ref}}}})), 'files')
         value = _open(ref)
-        self.assertEqual({CONF_PATH: 'password = %s\n' % value,
-                          '/etc/key': 'key:' + value},
-                         files.FnGetAtt('files'))
-        self.assertEqual({'DB_PASSWORD': value},
-                         files.FnGetAtt('environment'))
+        for name in ('files', 'environment'):
+            error = self.assertRaises(Exception, files.FnGetAtt, name)
+            self.assertIn('files: %s: made with secret values, which Heat '
+                          'gives only sealed' % name, str(error))
+            self.assertNotIn(value, str(error))
         self.assertEqual([CONF_PATH, '/etc/key'], files.FnGetAtt('names'))
+        # Opened where the files are written: into the content.
+        content = files._content(files.properties)
+        self.assertEqual(({CONF_PATH: 'password = %s\n' % value,
+                           '/etc/key': 'key:' + value},
+                          {'DB_PASSWORD': value}), content)
         shown = json.dumps([api.format_resource_attributes(files),
                             files._stored_properties_data], default=str)
         self.assertNotIn(value, shown)
@@ -110,7 +115,8 @@ class RandomSecretTest(heat_harness.KubernetesTestCase):
             'type': 'OS::HeatK8s::RenderedFiles',
             'properties': {'secrets': {'X': stranger}}}}))
         files = stack['files']
-        error = self.assertRaises(Exception, files.FnGetAtt, 'environment')
+        error = self.assertRaises(Exception,
+                                  scheduler.TaskRunner(files.create))
         self.assertIn('files: secrets: a secret reference that this '
                       'project did not make', str(error))
 
