@@ -25,10 +25,12 @@ and the text around it with every needle masked.
 import base64
 import collections
 import concurrent.futures
+import getpass
 import json
 import os
 import re
 import threading
+import urllib.parse
 
 from tests.e2e import stacks
 
@@ -60,7 +62,9 @@ FERNET_KEY = re.compile(r'fernet-keys[/_](\d+)$')
 IDENTITY_NEEDLES = {'admin password', 'database root password',
                     'keystone database password', 'Fernet key keystone/0',
                     'Fernet key keystone/1', 'Fernet key keystone-bootstrap/0'}
-HEAT_SOURCES = {'stack show', 'stack template show', 'stack environment show',
+HEAT_DATABASE = "Heat's database"
+HEAT_SOURCES = {HEAT_DATABASE, 'stack show', 'stack template show',
+                'stack environment show',
                 'stack file list', 'stack output show', 'stack resource show',
                 'stack resource metadata', 'event list', 'stack event show',
                 'stack export', EXPORT_PARAMETERS,
@@ -158,8 +162,31 @@ def host_files(root, prefix, limit=1 << 20):
 # searching
 
 
+def spellings(value):
+    """Every way value can be written where it leaks: as it is,
+    JSON-escaped, URL-encoded, and base64-encoded alone or inside longer
+    text (the middle of its encoding at each of the three alignments)."""
+    raw = value.encode('utf-8')
+    forms = {value, json.dumps(value)[1:-1], urllib.parse.quote(value, ''),
+             base64.b64encode(raw).decode('ascii').rstrip('=')}
+    for shift in range(3):
+        encoded = base64.b64encode(b'\0' * shift + raw).decode('ascii')
+        inner = encoded[4:-4]
+        if len(inner) >= 16:   # shorter, and it would match by chance
+            forms.add(inner)
+    return forms
+
+
+def spelled(needles):
+    """needles {value: name} with every spelling of each value."""
+    return {form: name for value, name in needles.items()
+            for form in spellings(value)}
+
+
 def where(places, needles):
-    """{(source, detail): {needle name: masked context}} of every hit."""
+    """{(source, detail): {needle name: masked context}} of every hit,
+    in any spelling of the needles."""
+    needles = spelled(needles)
     hits = {}
     for place in places:
         names = {name for value, name in needles.items()
@@ -414,6 +441,18 @@ class Collector(object):
             '/secret-files/' in path or path.endswith('/secrets.env'))
             else 'host file', path, content)
             for path, content in host_files(root, prefix)]
+
+    def database(self):
+        """Heat's database, every table, as its operator dumps it (hidden
+        parameters and properties are stored encrypted: heat.conf's
+        encrypt_parameters_and_properties)."""
+        socket = os.path.join(self.localcloud.state_dir, 'mariadb',
+                              'mysqld.sock')
+        dumped = self.localcloud.run(
+            'mariadb-dump', '--no-defaults', '--socket=' + socket, '-u',
+            getpass.getuser(), '--skip-extended-insert', '--no-create-info',
+            'heat')
+        return [Place(HEAT_DATABASE, 'heat', dumped.stdout)]
 
     def close(self):
         self.pool.shutdown()

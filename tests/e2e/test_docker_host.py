@@ -222,9 +222,13 @@ def test_docker_no_secret_value_outside_its_files(localcloud, identity):
         places = (collector.heat(stack, identity['create_args']) +
                   collector.logs(identity['log_offsets'], [
                       docker_host.process_name(stack) + '.log']) +
-                  collector.host(STATE_DIR, p))
+                  collector.host(STATE_DIR, p) + collector.database())
     finally:
         collector.close()
+    # What the host's root sees of the containers (their environment).
+    names = sorted(containers(localcloud, stack))
+    places.append(leaks.Place('podman inspect', stack, podman(
+        localcloud, stack, 'inspect', *names)))
     print('docker: %d places read in %.1fs' % (
         len(places), time.monotonic() - started))
     needles = leaks.host_needles(STATE_DIR, p)
@@ -233,7 +237,7 @@ def test_docker_no_secret_value_outside_its_files(localcloud, identity):
     problems = leaks.check(places, needles, leaks.HEAT_SOURCES | {
         'software config show', 'software deployment show',
         'software deployment metadata show', 'docker host agent log',
-        leaks.HOST_SECRET_FILE})
+        'podman inspect', leaks.HOST_SECRET_FILE})
     assert not problems, problems
 
 

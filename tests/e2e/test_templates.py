@@ -495,7 +495,8 @@ def test_kubernetes_no_secret_value_outside_its_secret(localcloud,
     try:
         places = (collector.heat(info['stack'], info['create_args']) +
                   collector.logs(info['log_offsets']) +
-                  collector.kubernetes(kube.namespace))
+                  collector.kubernetes(kube.namespace) +
+                  collector.database())
         needles = leaks.kube_needles(collector.secrets(kube.namespace),
                                      info['prefix'])
     finally:

@@ -18,6 +18,7 @@ import json
 import os
 import tempfile
 import unittest
+import urllib.parse
 
 from tests.e2e import leaks
 
@@ -48,6 +49,18 @@ class SearchTest(unittest.TestCase):
         self.assertIn('"MYSQL_PWD": "<database root password>"', problems)
         for value in NEEDLES:
             self.assertNotIn(value, problems)
+
+    def test_a_value_is_found_base64_json_or_url_encoded(self):
+        value = 'pa"ss/word-0123456789abcdef'
+        embedded = 'mysql://u:%s@db/x' % value
+        for spelling in (base64.b64encode(embedded.encode()).decode(),
+                         base64.b64encode(value.encode()).decode(),
+                         json.dumps({'v': value}),
+                         urllib.parse.quote(embedded, '')):
+            hits = leaks.where([place('podman inspect', spelling)],
+                               {value: 'db password'})
+            self.assertEqual(['db password'], [
+                n for names in hits.values() for n in names], spelling)
 
     def test_a_context_cut_never_shows_part_of_a_value(self):
         content = ADMIN + 'x' * 10 + ROOT + 'y' * 10 + KEY
