@@ -43,17 +43,18 @@ def kube_configuration(session, url, ca_file=None):
 
     ca_file: the API's CA bundle when it is not the cloud's. The token is
     fetched before every request, so a long export outlives a token that
-    expires (keystoneauth reauthenticates).
+    expires (keystoneauth reauthenticates). The token alone says who asks:
+    a client certificate of clouds.yaml is not sent (the API server could
+    authenticate it instead), and a URL that is not https is refused.
     """
+    if parse.urlsplit(url).scheme != 'https':
+        raise ExportError('the Kubernetes API %s is not https: the Keystone '
+                          'token would travel in clear' % url)
     conf = k8s_client.Configuration()
     conf.host = url.rstrip('/')
     conf.verify_ssl = bool(ca_file or session.verify)
     if ca_file or isinstance(session.verify, str):
         conf.ssl_ca_cert = ca_file or session.verify
-    if isinstance(session.cert, str):
-        conf.cert_file = session.cert
-    elif session.cert:
-        conf.cert_file, conf.key_file = session.cert
     conf.api_key = {'authorization': ''}
     conf.api_key_prefix = {'authorization': 'Bearer'}
 

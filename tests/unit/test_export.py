@@ -384,6 +384,17 @@ class CommandLineTest(unittest.TestCase):
         self.assertEqual('Bearer the-token',
                          conf.get_api_key_with_prefix('authorization'))
 
+    def test_only_the_token_says_who_asks_and_only_over_https(self):
+        from keystoneauth1 import session
+
+        with_cert = session.Session(verify=False,
+                                    cert=('/etc/ssl/me.pem', '/etc/ssl/key'))
+        conf = reader.kube_configuration(with_cert, 'https://k8s.example')
+        self.assertIsNone(conf.cert_file)
+        self.assertIsNone(conf.key_file)
+        with self.assertRaisesRegex(reader.ExportError, 'is not https'):
+            reader.kube_configuration(with_cert, 'http://k8s.example:8080')
+
     def test_kubernetes_ca_given_wins(self):
         from keystoneauth1 import session
 
