@@ -73,5 +73,6 @@ def probe(version=sys.version_info, implementation=sys.implementation.name):
 
 
 # Heat's ast.parse, wrapped.
-apply, restore = patching.wrapping(
-    ast, 'parse', one_thread_at_a_time)
+# What apply() replaces (tests check it is done once and undone).
+TARGETS = ((ast, 'parse'),)
+apply, restore = patching.wrapping(*TARGETS[0], one_thread_at_a_time)

@@ -87,5 +87,6 @@ def probe():
 
 
 # Heat's Stack.dispatch_event, wrapped.
-apply, restore = patching.wrapping(
-    stack_mod.Stack, 'dispatch_event', without_idle_threads)
+# What apply() replaces (tests check it is done once and undone).
+TARGETS = ((stack_mod.Stack, 'dispatch_event'),)
+apply, restore = patching.wrapping(*TARGETS[0], without_idle_threads)

@@ -81,6 +81,10 @@ def probe():
     return None
 
 
+# What apply() replaces: the clock module heat.engine.stack pauses with.
+TARGETS = ((stack_mod, 'time'), (stack_mod, 'eventlet'))
+
+
 def apply():
     """Pace heat.engine.stack's leaf triggers by the option; idempotent."""
     name = paused_module()

@@ -86,5 +86,6 @@ def probe():
 
 
 # Heat's StackResource.handle_preempt, wrapped.
-apply, restore = patching.wrapping(
-    stack_resource.StackResource, 'handle_preempt', only_older_traversals)
+# What apply() replaces (tests check it is done once and undone).
+TARGETS = ((stack_resource.StackResource, 'handle_preempt'),)
+apply, restore = patching.wrapping(*TARGETS[0], only_older_traversals)

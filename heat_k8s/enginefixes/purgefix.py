@@ -65,5 +65,6 @@ def probe():
 
 
 # Heat's Stack.purge_db, wrapped.
-apply, restore = patching.wrapping(
-    stack_mod.Stack, 'purge_db', keep_referenced_template)
+# What apply() replaces (tests check it is done once and undone).
+TARGETS = ((stack_mod.Stack, 'purge_db'),)
+apply, restore = patching.wrapping(*TARGETS[0], keep_referenced_template)

@@ -188,8 +188,9 @@ def checking_stranded(start):
 
 
 # EngineService.start, then the stranded-stack timer; idempotent.
-apply, restore = patching.wrapping(
-    service.EngineService, 'start', checking_stranded)
+# What apply() replaces (tests check it is done once and undone).
+TARGETS = ((service.EngineService, 'start'),)
+apply, restore = patching.wrapping(*TARGETS[0], checking_stranded)
 
 
 # --- helpers ----------------------------------------------------------------

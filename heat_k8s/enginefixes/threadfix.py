@@ -64,6 +64,10 @@ def probe():
                            lacks=('thread_done',), where=ADD_THREAD)
 
 
+# What apply() replaces (tests check it is done once and undone).
+TARGETS = ((getattr(service, 'ThreadGroup', None), 'add_thread'),)
+
+
 def apply():
     """Make Heat's ThreadGroup drop finished threads; idempotent."""
     patching.wrap_once(service.ThreadGroup, 'add_thread', leaving_when_done)

@@ -58,5 +58,6 @@ def serialised(parse):
 
 
 # Heat's Yaql._parse, wrapped.
-apply, restore = patching.wrapping(
-    functions.Yaql, '_parse', serialised)
+# What apply() replaces (tests check it is done once and undone).
+TARGETS = ((functions.Yaql, '_parse'),)
+apply, restore = patching.wrapping(*TARGETS[0], serialised)

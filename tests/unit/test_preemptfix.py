@@ -28,7 +28,6 @@ import fixtures
 from heat.engine import check_resource
 from heat.engine import resource
 from heat.engine import stack as heat_stack
-from heat.engine.resources import stack_resource
 from heat.objects import resource as resource_objects
 
 from heat_k8s.enginefixes import preemptfix
@@ -85,12 +84,6 @@ class GuardedPreemptTest(heat_harness.KubernetesTestCase):
 
     def test_this_traversals_own_update_is_left_alone(self):
         self.assertEqual([], self.locked(LATER, T0))
-
-    def test_apply_is_idempotent(self):
-        guarded = stack_resource.StackResource.handle_preempt
-        self.addCleanup(preemptfix.restore)
-        preemptfix.apply()
-        self.assertIs(guarded, stack_resource.StackResource.handle_preempt)
 
 
 class PreemptContractTest(heat_harness.KubernetesTestCase):
