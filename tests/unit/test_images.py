@@ -34,7 +34,8 @@ from lc.builds import recipes  # noqa: E402
 VERSIONS = {'DEBIAN_SUITE': 'bookworm', 'PAUSE_VERSION': '3.10.2',
             'KEYSTONE_VERSION': '30.0.0', 'WAGTAIL_VERSION': '7.4.4',
             'KEYSTONE_2025_2_VERSION': '28.1.0',
-            'KEYSTONE_2026_1_VERSION': '29.1.0', 'HEAT_VERSION': '27.0.1'}
+            'KEYSTONE_2026_1_VERSION': '29.1.0', 'HEAT_VERSION': '27.0.1',
+            'GLANCE_VERSION': '33.0.0', 'PLACEMENT_VERSION': '16.0.0'}
 
 
 class ReferenceTest(unittest.TestCase):
@@ -50,6 +51,8 @@ class ReferenceTest(unittest.TestCase):
             'keystone-2025.2': 'localhost/heat-k8s/keystone:28.1.0',
             'keystone-2026.1': 'localhost/heat-k8s/keystone:29.1.0',
             'wagtail': 'localhost/heat-k8s/wagtail:7.4.4',
+            'glance': 'localhost/heat-k8s/glance:33.0.0',
+            'placement': 'localhost/heat-k8s/placement:16.0.0',
         }, recipes.refs(VERSIONS))
 
     def test_tag_follows_versions_env(self):
@@ -88,6 +91,26 @@ class ReferenceTest(unittest.TestCase):
             i.name for i in images._selected(['postgres'])))
         self.assertEqual(recipes.IMAGES, images._selected(None))
 
+    def test_opt_in_images_only_when_named(self):
+        # CI's plain `tools/localcloud images` does not build them.
+        names = {i.name for i in recipes.OPTIONAL_IMAGES}
+        self.assertEqual({'glance', 'placement'}, names)
+        self.assertFalse(names & {i.name for i in images._selected(None)})
+        self.assertEqual(('glance', 'placement'), tuple(
+            i.name for i in images._selected(['placement', 'glance'])))
+        self.assertEqual(('keystone', 'glance'), tuple(
+            i.name for i in images._selected(['glance', 'keystone'])))
+
+    def test_the_node_imports_the_default_set_only(self):
+        # Importing an opt-in image would build it: not on `up`.
+        from lc.kubernetes import node
+        with mock.patch.object(images, 'ensure',
+                               side_effect=lambda i, *a, **k: (i.name, '')), \
+                mock.patch.object(node.dns, 'image_ref', return_value='dns'), \
+                mock.patch.object(node.dns, 'image_archive', return_value=''):
+            names = [ref for ref, _ in node.image_archives()]
+        self.assertEqual([i.name for i in recipes.IMAGES] + ['dns'], names)
+
     def test_archive_named_after_tag_and_recipe(self):
         image = recipes.BY_NAME['postgres']
         path = images.archive_path(image, VERSIONS)
@@ -114,11 +137,11 @@ class RecipeHashTest(unittest.TestCase):
             f.write(text)
 
     def test_stable(self):
-        for image in recipes.IMAGES:
+        for image in recipes.ALL_IMAGES:
             self.assertEqual(self.hash(image), self.hash(image))
             self.assertRegex(self.hash(image), '^[0-9a-f]{16}$')
-        self.assertEqual(len(recipes.IMAGES), len(
-            {self.hash(i) for i in recipes.IMAGES}))
+        self.assertEqual(len(recipes.ALL_IMAGES), len(
+            {self.hash(i) for i in recipes.ALL_IMAGES}))
 
     def test_package_list_changes_it(self):
         image = recipes.BY_NAME['memcached']
@@ -156,6 +179,21 @@ class RecipeHashTest(unittest.TestCase):
                             after.pop('keystone-2025.2'))
         self.assertEqual(before, after)
 
+    def test_the_shared_kolla_start_changes_the_services_using_it(self):
+        # Not keystone's: those images keep their own copy.
+        before = {i.name: self.hash(i) for i in recipes.ALL_IMAGES}
+        self.append('kolla/kolla_start', '# a change\n')
+        after = {i.name: self.hash(i) for i in recipes.ALL_IMAGES}
+        self.assertEqual({'glance', 'placement'}, {
+            name for name in before if before[name] != after[name]})
+
+    def test_a_uwsgi_file_changes_its_image_only(self):
+        before = {i.name: self.hash(i) for i in recipes.ALL_IMAGES}
+        self.append('glance/glance-api-uwsgi.ini', '# a change\n')
+        after = {i.name: self.hash(i) for i in recipes.ALL_IMAGES}
+        self.assertEqual({'glance'}, {
+            name for name in before if before[name] != after[name]})
+
     def test_pause_source_changes_it(self):
         before = self.hash('pause')
         self.append('pause.c', '/* a change */\n')
@@ -166,10 +204,12 @@ class RecipeHashTest(unittest.TestCase):
                 ('KEYSTONE_VERSION', '31.0.0', {'keystone'}),
                 ('PAUSE_VERSION', '3.11', {'pause'}),
                 ('KEYSTONE_2026_1_VERSION', '29.1.1', {'keystone-2026.1'}),
+                ('GLANCE_VERSION', '33.0.1', {'glance'}),
+                ('PLACEMENT_VERSION', '16.0.1', {'placement'}),
                 ('HEAT_VERSION', '28.0.0', set())):
             versions = dict(VERSIONS, **{key: value})
             self.assertEqual(changed, {
-                i.name for i in recipes.IMAGES
+                i.name for i in recipes.ALL_IMAGES
                 if self.hash(i) != self.hash(i, versions)}, key)
 
     def test_builder_settings_change_every_image(self):
@@ -232,7 +272,7 @@ class ConfigurationTest(unittest.TestCase):
 
     def test_pins_agree_with_versions_env(self):
         versions = go.read_versions()
-        for image in recipes.IMAGES:
+        for image in recipes.ALL_IMAGES:
             recipes.check_pin(image, versions)
 
     def test_a_pin_that_disagrees_is_refused(self):

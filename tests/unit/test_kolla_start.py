@@ -10,7 +10,8 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""The keystone image's kolla_start: config.json's copies, on local files."""
+"""The images' kolla_start (keystone's, and the one glance and placement
+share): config.json's copies on local files; the command it runs."""
 
 import grp
 import importlib.machinery
@@ -21,14 +22,16 @@ import shutil
 import stat
 import tempfile
 import unittest
+from unittest import mock
 
-SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), 'tools', 'images', 'keystone',
-    'kolla_start')
+IMAGES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), 'tools', 'images')
+SCRIPT = os.path.join(IMAGES_DIR, 'keystone', 'kolla_start')
+SHARED_SCRIPT = os.path.join(IMAGES_DIR, 'kolla', 'kolla_start')
 
 
-def _load():
-    loader = importlib.machinery.SourceFileLoader('kolla_start', SCRIPT)
+def _load(script=SCRIPT):
+    loader = importlib.machinery.SourceFileLoader('kolla_start', script)
     spec = importlib.util.spec_from_loader('kolla_start', loader)
     module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)
@@ -42,6 +45,8 @@ OWNER = '%s:%s' % (pwd.getpwuid(os.getuid()).pw_name,
 
 
 class CopyTest(unittest.TestCase):
+
+    script = kolla_start
 
     def setUp(self):
         self.tmp = tempfile.mkdtemp()
@@ -61,7 +66,7 @@ class CopyTest(unittest.TestCase):
             f.write(text)
 
     def copy(self, source, dest, perm='0600', **extra):
-        kolla_start.copy_config_file(dict(
+        self.script.copy_config_file(dict(
             source=os.path.join(self.src, source),
             dest=os.path.join(self.dst, dest), owner=OWNER, perm=perm,
             **extra))
@@ -106,8 +111,61 @@ class CopyTest(unittest.TestCase):
 
     def test_permissions_entry_recurses(self):
         self.copy('fernet-keys', 'keys', perm='0644')
-        kolla_start.apply_permissions({
+        self.script.apply_permissions({
             'path': os.path.join(self.dst, 'keys'), 'owner': OWNER,
             'perm': '0600', 'recurse': True})
         self.assertEqual(0o700, self.mode('keys'))
         self.assertEqual(0o600, self.mode('keys/1'))
+
+
+class SharedCopyTest(CopyTest):
+    """The same copies by the glance and placement images' kolla_start."""
+
+    script = _load(SHARED_SCRIPT)
+
+
+class SharedCommandTest(unittest.TestCase):
+    """What the shared kolla_start runs: the service comes from the
+    image's KOLLA_SERVICE_NAME."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp)
+        self.config = os.path.join(self.tmp, 'config.json')
+        with open(self.config, 'w') as f:
+            f.write('{"command": "uwsgi --ini /etc/uwsgi/glance-api.ini"}')
+        self.module = _load(SHARED_SCRIPT)
+        self.module.CONFIG = self.config
+        self.module.COPIED_MARK = os.path.join(self.tmp, 'copied')
+
+    def run_main(self, **env):
+        with mock.patch.dict(os.environ, env, clear=True), \
+                mock.patch.object(os, 'execvp') as execvp:
+            self.module.main()
+            return execvp.call_args[0][1], dict(os.environ)
+
+    def test_the_command(self):
+        argv, env = self.run_main(KOLLA_SERVICE_NAME='glance')
+        self.assertEqual(['uwsgi', '--ini', '/etc/uwsgi/glance-api.ini'],
+                         argv)
+        self.assertEqual('0.0.0.0', env['BIND_ADDRESS'])  # noqa: S104
+        argv, env = self.run_main(KOLLA_SERVICE_NAME='glance',
+                                  BIND_ADDRESS='127.0.0.9')
+        self.assertEqual('127.0.0.9', env['BIND_ADDRESS'])
+
+    def test_bootstrap_is_the_schema_sync_as_the_service_user(self):
+        for service, sync in (('glance', ['glance-manage', 'db', 'sync']),
+                              ('placement',
+                               ['placement-manage', 'db', 'sync'])):
+            argv, _env = self.run_main(KOLLA_SERVICE_NAME=service,
+                                       KOLLA_BOOTSTRAP='')
+            self.assertEqual(['setpriv', '--reuid=' + service,
+                              '--regid=' + service, '--init-groups'] + sync,
+                             argv)
+
+    def test_an_unknown_service_is_refused(self):
+        for env in ({}, {'KOLLA_SERVICE_NAME': 'nova'}):
+            with mock.patch.dict(os.environ, env, clear=True), \
+                    mock.patch.object(os, 'execvp') as execvp:
+                self.assertRaises(SystemExit, self.module.main)
+            execvp.assert_not_called()

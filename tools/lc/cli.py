@@ -26,6 +26,7 @@ from lc import paths
 from lc import procs
 from lc.builds import go
 from lc.builds import images
+from lc.builds import recipes
 from lc.builds import venv
 from lc.kubernetes import controlplane
 from lc.kubernetes import node as node_mod
@@ -243,7 +244,9 @@ def parser():
     i = sub.add_parser('images', help='build the images the templates run '
                        '(from Debian packages, Go modules and PyPI; cached '
                        'by content) and load them into podman')
-    i.add_argument('names', nargs='*', help='only these images')
+    i.add_argument('names', nargs='*', help='only these images (default: '
+                   'all but the opt-in ones, built only when named: %s)'
+                   % ', '.join(i.name for i in recipes.OPTIONAL_IMAGES))
     i.set_defaults(func=cmd_images)
     h = sub.add_parser('docker-host', help="make this machine the docker "
                        "host of a stack's OS::Heat::DeployedServer: start "

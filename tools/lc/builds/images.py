@@ -389,17 +389,20 @@ def ensure(image, versions=None, log=print, load=True):
 
 
 def _selected(only):
+    """The images named, or the default set (recipes.IMAGES): opt-in
+    images (recipes.OPTIONAL_IMAGES) only when named."""
     if not only:
         return recipes.IMAGES
     unknown = sorted(set(only) - set(recipes.BY_NAME))
     if unknown:
         raise ValueError('unknown image(s) %s; known: %s' % (
             ', '.join(unknown), ', '.join(recipes.BY_NAME)))
-    return tuple(i for i in recipes.IMAGES if i.name in only)
+    return tuple(i for i in recipes.ALL_IMAGES if i.name in only)
 
 
 def build_all(log=print, only=None):
-    """Build (or find cached) every image; return their references."""
+    """Build (or find cached) the images `only` names, or the default
+    set; return their references."""
     versions = go.read_versions()
     return [ensure(i, versions, log)[0] for i in _selected(only)]
 

@@ -110,6 +110,54 @@ _EARLIER_KEYSTONES = tuple(
         requirements='keystone/requirements-%s.txt' % series)
     for series in KEYSTONE_SERIES)
 
+
+def _openstack_service(name, version_key, pin, port, dirs, script=''):
+    """An OpenStack API served by Debian's uWSGI from a pinned venv.
+
+    Kolla's layout as the keystone image has it: the venv in
+    /var/lib/kolla/venv, configuration copied in by kolla_start from
+    /var/lib/kolla/config_files (config.json), KOLLA_BOOTSTRAP runs the
+    service's schema sync as the service's user. /etc/uwsgi/<name>-api.ini
+    serves the API on BIND_ADDRESS:<port>.
+    """
+    return Image(
+        name=name, version_key=version_key,
+        # curl: the docker backend's HTTP health check runs in the image.
+        packages=('ca-certificates', 'curl', 'passwd', 'python3',
+                  'python3-venv', 'uwsgi-core', 'uwsgi-plugin-python3'),
+        files=(('kolla/kolla_start', '/usr/local/bin/kolla_start', 0o755),
+               ('%s/%s-api-uwsgi.ini' % (name, name),
+                '/etc/uwsgi/%s-api.ini' % name, 0o644)),
+        requirements='%s/requirements.txt' % name,
+        venv='/var/lib/kolla/venv', pin=pin,
+        script='useradd --system --user-group --home-dir /var/lib/%s '
+               '--create-home --shell /usr/sbin/nologin %s\n'
+               'install -d -o %s -g %s %s\n'
+               'install -d /var/lib/kolla/config_files\n' % (
+                   name, name, name, name, ' '.join(dirs)) + script,
+        cmd=('kolla_start',),
+        env=(('PATH', '/var/lib/kolla/venv/bin:' + PATH_ENV),
+             ('LANG', 'C.UTF-8'), ('KOLLA_SERVICE_NAME', name)),
+        ports=(port,))
+
+
+# Glance's API (glance.wsgi.api; 33.0.0 has no standalone glance-api any
+# more) with the file store: /var/lib/glance/images is where a deployment
+# mounts its volume, staging and tasks beside it. The paste pipeline and
+# the metadata definitions come from the wheel's data files (the venv's
+# etc/glance), where glance looks for them: /etc/glance.
+_GLANCE = _openstack_service(
+    'glance', 'GLANCE_VERSION', 'glance', 9292,
+    ('/etc/glance', '/var/log/glance', '/var/lib/glance/images',
+     '/var/lib/glance/staging', '/var/lib/glance/tasks'),
+    script='install -m 644 /var/lib/kolla/venv/etc/glance/'
+           'glance-api-paste.ini /etc/glance/\n'
+           'cp -r /var/lib/kolla/venv/etc/glance/metadefs /etc/glance/\n')
+# Placement's API (placement.wsgi.api), /etc/placement/placement.conf.
+_PLACEMENT = _openstack_service(
+    'placement', 'PLACEMENT_VERSION', 'openstack-placement', 8778,
+    ('/etc/placement', '/var/log/placement'))
+
 IMAGES = (
     Image(
         name='pause', version_key='PAUSE_VERSION',
@@ -183,7 +231,13 @@ IMAGES = (
              ('PYTHONUNBUFFERED', '1'), ('LANG', 'C.UTF-8')),
         ports=(8080,)),
 )
-BY_NAME = {i.name: i for i in IMAGES}
+# Built only when named (`tools/localcloud images glance placement`): no
+# test of the default suite runs them, and CI's cold build of the default
+# set must not pay for them. Their functional tests run where they are
+# built (tests/functional/test_images.py).
+OPTIONAL_IMAGES = (_GLANCE, _PLACEMENT)
+ALL_IMAGES = IMAGES + OPTIONAL_IMAGES
+BY_NAME = {i.name: i for i in ALL_IMAGES}
 # Recipes whose image is another recipe's repository at another tag.
 REPOSITORY = {'keystone-' + series: 'keystone' for series in KEYSTONE_SERIES}
 
@@ -202,9 +256,9 @@ def ref(name, versions=None):
 
 
 def refs(versions=None):
-    """name -> full reference of every image."""
+    """name -> full reference of every image (opt-in ones too)."""
     versions = versions or go.read_versions()
-    return {i.name: ref(i.name, versions) for i in IMAGES}
+    return {i.name: ref(i.name, versions) for i in ALL_IMAGES}
 
 
 def check_pin(image, versions, images_dir=IMAGES_DIR):
