@@ -180,11 +180,11 @@ class RecipeHashTest(unittest.TestCase):
         self.assertEqual(before, after)
 
     def test_the_shared_kolla_start_changes_the_services_using_it(self):
-        # Not keystone's: those images keep their own copy.
         before = {i.name: self.hash(i) for i in recipes.ALL_IMAGES}
         self.append('kolla/kolla_start', '# a change\n')
         after = {i.name: self.hash(i) for i in recipes.ALL_IMAGES}
-        self.assertEqual({'glance', 'placement'}, {
+        self.assertEqual({'keystone', 'glance', 'placement'} | {
+            'keystone-' + series for series in recipes.KEYSTONE_SERIES}, {
             name for name in before if before[name] != after[name]})
 
     def test_a_uwsgi_file_changes_its_image_only(self):

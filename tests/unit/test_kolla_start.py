@@ -10,8 +10,8 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""The images' kolla_start (keystone's, and the one glance and placement
-share): config.json's copies on local files; the command it runs."""
+"""The images' kolla_start (keystone, glance and placement share it):
+config.json's copies on local files; the command it runs."""
 
 import grp
 import importlib.machinery
@@ -26,8 +26,7 @@ from unittest import mock
 
 IMAGES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), 'tools', 'images')
-SCRIPT = os.path.join(IMAGES_DIR, 'keystone', 'kolla_start')
-SHARED_SCRIPT = os.path.join(IMAGES_DIR, 'kolla', 'kolla_start')
+SCRIPT = os.path.join(IMAGES_DIR, 'kolla', 'kolla_start')
 
 
 def _load(script=SCRIPT):
@@ -118,14 +117,8 @@ class CopyTest(unittest.TestCase):
         self.assertEqual(0o600, self.mode('keys/1'))
 
 
-class SharedCopyTest(CopyTest):
-    """The same copies by the glance and placement images' kolla_start."""
-
-    script = _load(SHARED_SCRIPT)
-
-
-class SharedCommandTest(unittest.TestCase):
-    """What the shared kolla_start runs: the service comes from the
+class CommandTest(unittest.TestCase):
+    """What kolla_start runs: the service comes from the
     image's KOLLA_SERVICE_NAME."""
 
     def setUp(self):
@@ -134,7 +127,7 @@ class SharedCommandTest(unittest.TestCase):
         self.config = os.path.join(self.tmp, 'config.json')
         with open(self.config, 'w') as f:
             f.write('{"command": "uwsgi --ini /etc/uwsgi/glance-api.ini"}')
-        self.module = _load(SHARED_SCRIPT)
+        self.module = _load()
         self.module.CONFIG = self.config
         self.module.COPIED_MARK = os.path.join(self.tmp, 'copied')
 
@@ -149,12 +142,15 @@ class SharedCommandTest(unittest.TestCase):
         self.assertEqual(['uwsgi', '--ini', '/etc/uwsgi/glance-api.ini'],
                          argv)
         self.assertEqual('0.0.0.0', env['BIND_ADDRESS'])  # noqa: S104
-        argv, env = self.run_main(KOLLA_SERVICE_NAME='glance',
+        argv, env = self.run_main(KOLLA_SERVICE_NAME='keystone',
                                   BIND_ADDRESS='127.0.0.9')
         self.assertEqual('127.0.0.9', env['BIND_ADDRESS'])
+        # keystone's Apache site reads its own name for the address.
+        self.assertEqual('127.0.0.9', env['KEYSTONE_BIND_ADDRESS'])
 
     def test_bootstrap_is_the_schema_sync_as_the_service_user(self):
-        for service, sync in (('glance', ['glance-manage', 'db', 'sync']),
+        for service, sync in (('keystone', ['keystone-manage', 'db_sync']),
+                              ('glance', ['glance-manage', 'db', 'sync']),
                               ('placement',
                                ['placement-manage', 'db', 'sync'])):
             argv, _env = self.run_main(KOLLA_SERVICE_NAME=service,

@@ -73,8 +73,7 @@ _KEYSTONE = Image(
     # curl: the docker backend's HTTP health check runs in the image.
     packages=('ca-certificates', 'curl', 'passwd', 'python3',
               'python3-venv', 'apache2', 'libapache2-mod-wsgi-py3'),
-    files=(('keystone/kolla_start', '/usr/local/bin/kolla_start',
-            0o755),),
+    files=(('kolla/kolla_start', '/usr/local/bin/kolla_start', 0o755),),
     requirements='keystone/requirements.txt',
     venv='/var/lib/kolla/venv', pin='keystone',
     # Apache listens only where wsgi-keystone.conf says, logs to the
@@ -96,7 +95,8 @@ _KEYSTONE = Image(
            '/var/log/apache2/other_vhosts_access.log\n',
     cmd=('kolla_start',),
     env=(('PATH', '/var/lib/kolla/venv/bin:' + PATH_ENV),
-         ('LANG', 'C.UTF-8')) + _APACHE_ENV,
+         ('LANG', 'C.UTF-8'), ('KOLLA_SERVICE_NAME', 'keystone')) +
+    _APACHE_ENV,
     ports=(5000,))
 
 # OpenStack series of the earlier Keystone releases built besides
