@@ -70,11 +70,10 @@ def schema_heads():
     """The database's alembic heads: {revision: branch or None (unknown)}."""
     # Imported here: keystone's modules are the image's, not this host's.
     from alembic import script as alembic_script
-    import sqlalchemy
-
-    import keystone.conf
     from keystone.common import sql
     from keystone.common.sql import upgrades
+    import keystone.conf
+    import sqlalchemy
 
     # As keystone-manage sets itself up.
     keystone.conf.configure()

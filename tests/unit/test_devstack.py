@@ -54,15 +54,6 @@ function systemctl { return 3; }
 '''
 
 
-@unittest.skipUnless(shutil.which('shellcheck'), 'shellcheck not installed')
-class ShellcheckTest(unittest.TestCase):
-
-    def test_shellcheck_clean(self):
-        out = subprocess.run(['shellcheck', '-s', 'bash'] + SCRIPTS,
-                             capture_output=True, text=True)
-        self.assertEqual(0, out.returncode, out.stdout + out.stderr)
-
-
 @unittest.skipUnless(shutil.which('bash'), 'no bash')
 class PhasesTest(unittest.TestCase):
 

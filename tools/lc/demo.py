@@ -31,6 +31,7 @@ import subprocess
 import sys
 import time
 
+from lc import fetch
 from lc import paths
 from lc.openstack import passwords
 
@@ -216,7 +217,7 @@ def fetch_page(url, timeout=10):
     import urllib.error
     import urllib.request
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as resp:
+        with fetch.urlopen(url, timeout=timeout) as resp:
             return resp.status, page_title(resp.read().decode(
                 'utf-8', 'replace'))
     except urllib.error.HTTPError as e:

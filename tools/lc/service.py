@@ -28,6 +28,7 @@ from typing import Optional
 import urllib.error
 import urllib.request
 
+from lc import fetch
 from lc import procs
 
 
@@ -59,7 +60,7 @@ def answers(url, statuses=(200,)):
     """A ready check: GET `url` answers with one of `statuses`."""
     def check():
         try:
-            with urllib.request.urlopen(url, timeout=5) as resp:
+            with fetch.urlopen(url, timeout=5) as resp:
                 return resp.status in statuses
         except urllib.error.HTTPError as e:
             return e.code in statuses

@@ -98,8 +98,9 @@ def requirements(versions=None, which=CLOUD, series=None):
                                                else key])
                   for name, key in SERIES_PINNED]
         named = {name for name, _ in SERIES_PINNED}
-        return pinned + [name for name, _ in PACKAGES[CLOUD]
-                         if name not in named and name != 'python-blazarclient']
+        return pinned + [
+            name for name, _ in PACKAGES[CLOUD]
+            if name not in named and name != 'python-blazarclient']
     return ['%s==%s' % (name, versions[key]) for name, key in PACKAGES[which]]
 
 

@@ -19,6 +19,7 @@ import ssl
 import urllib.error
 import urllib.request
 
+from lc import fetch
 from lc import paths
 from lc import procs
 from lc.kubernetes import pki
@@ -268,22 +269,22 @@ class Cluster(object):
     def request(self, method, path, body=None, content_type=None,
                 token=None):
         """Call the API as the admin (or with another bearer token)."""
-        req = urllib.request.Request(
+        req = fetch.request(
             self.api_url + path, method=method,
             data=json.dumps(body).encode() if body is not None else None,
             headers={'Authorization': 'Bearer ' + (token or self.token()),
                      'Content-Type': content_type or 'application/json',
                      'Accept': 'application/json'})
-        with urllib.request.urlopen(req, context=self._ssl(),
+        with fetch.urlopen(req, context=self._ssl(),
                                     timeout=10) as resp:
             return json.loads(resp.read() or b'null')
 
     def readyz(self):
         try:
-            req = urllib.request.Request(
+            req = fetch.request(
                 self.api_url + '/readyz',
                 headers={'Authorization': 'Bearer ' + self.token()})
-            with urllib.request.urlopen(req, context=self._ssl(),
+            with fetch.urlopen(req, context=self._ssl(),
                                         timeout=5) as resp:
                 return resp.status == 200
         except (urllib.error.URLError, OSError):
@@ -291,7 +292,7 @@ class Cluster(object):
 
     def _etcd_healthy(self):
         url = 'http://127.0.0.1:%d/health' % self.port('etcd')
-        with urllib.request.urlopen(url, timeout=2) as resp:
+        with fetch.urlopen(url, timeout=2) as resp:
             return json.loads(resp.read()).get('health') == 'true'
 
     def apply_nodes(self):

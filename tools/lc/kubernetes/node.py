@@ -30,6 +30,7 @@ import shutil
 import subprocess
 import time
 
+from lc import fetch
 from lc import paths
 from lc import procs
 from lc.builds import debs
@@ -242,10 +243,9 @@ class Node(object):
                    for cond in node.get('status', {}).get('conditions', []))
 
     def _proxy_healthy(self):
-        import urllib.request
         url = 'http://127.0.0.1:%d/healthz' % self.cluster.port(
             'kube-proxy-healthz')
-        with urllib.request.urlopen(url, timeout=2) as resp:
+        with fetch.urlopen(url, timeout=2) as resp:
             return resp.status == 200
 
     def _ctr(self, *args, check=True):

@@ -25,8 +25,8 @@ import datetime
 import json
 import os
 import subprocess
-import urllib.request
 
+from lc import fetch
 from lc import procs
 from lc import service
 from lc.openstack import keystone
@@ -251,11 +251,11 @@ class Heat(service.Service):
     def engines(self, token, project_id, since=None):
         """heat-engine workers whose service record says "up" (and, with
         `since`, a naive UTC datetime, that registered after it)."""
-        req = urllib.request.Request(
+        req = fetch.request(
             '%s/v1/%s/services' % (self.url, project_id),
             headers={'X-Auth-Token': token, 'Accept': 'application/json'})
         # An RPC call: heat-api waits up to rpc_response_timeout (60 s).
-        with urllib.request.urlopen(req, timeout=70) as resp:
+        with fetch.urlopen(req, timeout=70) as resp:
             services = json.loads(resp.read())['services']
         return [s for s in services if s['binary'] == ENGINE
                 and s['status'] == 'up' and (
@@ -266,8 +266,9 @@ class Heat(service.Service):
         (each starts its RPC server before that)."""
         if self.engines_since is None:
             return True
+        # A constant and a datetime, never input.
         out = self.db.sql(
-            "SELECT COUNT(*) FROM service WHERE deleted_at IS NULL"
+            "SELECT COUNT(*) FROM service WHERE deleted_at IS NULL"  # noqa: S608
             " AND `binary` = '%s' AND created_at >= '%s';"
             % (ENGINE, self.engines_since.isoformat(' ')), database='heat')
         return int(out.strip()) >= ENGINE_WORKERS

@@ -23,8 +23,8 @@ import base64
 import json
 import os
 import subprocess
-import urllib.request
 
+from lc import fetch
 from lc import service
 from lc.openstack import passwords
 
@@ -194,9 +194,9 @@ class Keystone(service.Service):
                 'password': self.password(user)}}},
             'scope': {'project': {'name': project,
                                   'domain': {'name': domain}}}}}
-        req = urllib.request.Request(
+        req = fetch.request(
             self.auth_url + '/auth/tokens', data=json.dumps(body).encode(),
             headers={'Content-Type': 'application/json'})
-        with urllib.request.urlopen(req, timeout=10) as resp:
+        with fetch.urlopen(req, timeout=10) as resp:
             return (resp.headers['X-Subject-Token'],
                     json.loads(resp.read())['token'])
