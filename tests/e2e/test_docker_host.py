@@ -26,6 +26,7 @@ services' files under DockerStateDir.
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -208,6 +209,67 @@ def test_keystone_answers_on_the_docker_host(localcloud, identity):
         # podman says exited or stopped, depending on when it looked.
         assert state[0] in ('exited', 'stopped') and state[1] == '0', (
             name, state)
+
+
+def _process_tree(pid):
+    """`pid` and every process under it (from each process's parent in
+    /proc/<pid>/stat)."""
+    children = {}
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            with open('/proc/%s/stat' % entry) as f:
+                # The name, in parentheses, may hold spaces.
+                ppid = int(f.read().rsplit(')', 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    pids, todo = set(), [pid]
+    while todo:
+        current = todo.pop()
+        pids.add(current)
+        todo.extend(children.get(current, ()))
+    return pids
+
+
+SOCKET_OWNER = re.compile(r'pid=(\d+)')
+
+
+def listening(pids):
+    """(protocol, local address) of every TCP or UDP socket the processes
+    `pids` listen on (ss, host networking: the host's sockets)."""
+    out = subprocess.run(['ss', '-H', '-l', '-n', '-p', '-t', '-u'],
+                         capture_output=True, text=True, check=True).stdout
+    found = set()
+    for line in out.splitlines():
+        fields = line.split()
+        owners = {int(p) for p in SOCKET_OWNER.findall(line)}
+        if owners & pids:
+            found.add((fields[0], fields[4]))
+    return found
+
+
+def test_services_listen_only_on_the_address_the_template_names(
+        localcloud, identity):
+    """Host networking, nothing published: each service's processes
+    listen on the host address the template names (127.0.0.2 here), on
+    no other address."""
+    p, stack = identity['prefix'], identity['stack']
+    expected = {'mariadb': {'3306'}, 'memcached': {'11211'},
+                'keystone': {'5000'}}
+    for name, ports in expected.items():
+        pid, mode, bindings = podman(
+            localcloud, stack, 'inspect', '--format',
+            '{{.State.Pid}} {{.HostConfig.NetworkMode}} '
+            '{{len .HostConfig.PortBindings}}', p + name).split()
+        assert (mode, bindings) == ('host', '0'), (name, mode, bindings)
+        sockets = listening(_process_tree(int(pid)))
+        assert sockets, name
+        addresses = {address.rsplit(':', 1)[0] for _, address in sockets}
+        assert addresses == {'127.0.0.2'}, (name, sockets)
+        assert {address.rsplit(':', 1)[1]
+                for _, address in sockets} == ports, (name, sockets)
 
 
 def test_docker_no_secret_value_outside_its_files(localcloud, identity):

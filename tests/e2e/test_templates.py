@@ -470,6 +470,102 @@ def test_kubernetes_issues_tokens(localcloud, kube_identity):
     assert token['project_id'] and token['user_id']
 
 
+DEPLOYMENT_LABEL = 'heat-k8s.io/deployment'
+# Seconds a probe pod waits for its connection (a dropped SYN is retried
+# after 1 s and 3 s: the controller may learn a new pod's address late).
+CONNECT_TIMEOUT = 6
+
+
+def connect_pod(name, address, port, image, labels=None):
+    """A pod that exits 0 when it opens a TCP connection to address:port
+    within CONNECT_TIMEOUT seconds (bash's /dev/tcp), else non-zero."""
+    return {
+        'apiVersion': 'v1', 'kind': 'Pod',
+        'metadata': {'name': name, 'labels': dict(labels or {})},
+        'spec': {
+            'restartPolicy': 'Never',
+            'automountServiceAccountToken': False,
+            'enableServiceLinks': False,
+            'terminationGracePeriodSeconds': 0,
+            'containers': [{
+                'name': 'connect', 'image': image,
+                'command': ['timeout', str(CONNECT_TIMEOUT), 'bash', '-c',
+                            'exec 3<>"/dev/tcp/$0/$1"', address, str(port)],
+            }]}}
+
+
+def run_connect_pods(localcloud, pods):
+    """Run {(project, namespace): pod} at once; {pod name: exit code}."""
+    tokens = {project: localcloud.token(project)['id']
+              for project, _ in pods}
+    for (project, namespace), pod in pods.items():
+        result = cloud.run(
+            ['kubectl', '--kubeconfig=/dev/null',
+             '--server=' + localcloud.api_url,
+             '--certificate-authority=' + localcloud.ca_file,
+             '--token=' + tokens[project], '-n', namespace, 'create',
+             '-f', '-'], input=json.dumps(pod), env=localcloud.env,
+            check=False, timeout=60)
+        assert result.returncode == 0, result.stderr
+    codes = {}
+    deadline = time.monotonic() + 60 + CONNECT_TIMEOUT
+    try:
+        while len(codes) < len(pods):
+            assert time.monotonic() < deadline, codes
+            time.sleep(1)
+            for (project, namespace), pod in pods.items():
+                name = pod['metadata']['name']
+                shown = json.loads(localcloud.kubectl(
+                    tokens[project], '-n', namespace, 'get', 'pod', name,
+                    '-o', 'json', check=True).stdout)
+                for status in shown['status'].get('containerStatuses', []):
+                    done = status['state'].get('terminated')
+                    if done:
+                        codes[name] = done['exitCode']
+    finally:
+        for (project, namespace), pod in pods.items():
+            localcloud.kubectl(tokens[project], '-n', namespace, 'delete',
+                               'pod', pod['metadata']['name'],
+                               '--wait=false', '--ignore-not-found')
+    return codes
+
+
+def test_kubernetes_other_project_cannot_reach_the_database(
+        localcloud, kube_identity, kube):
+    """Project `other`'s pod cannot open a connection to the stack's
+    MariaDB Service (the cloud's NetworkPolicy controller drops it),
+    while a pod of the stack's own deployment, on the same node, can."""
+    info = kube_identity
+    app = _app(info, 'mariadb')
+    service = kube.get('service', app)
+    address = service['spec']['clusterIP']
+    [database] = kube.named('deployment', app)
+    template = database['spec']['template']
+    image = template['spec']['containers'][0]['image']
+    deployment = template['metadata']['labels'][DEPLOYMENT_LABEL]
+
+    # The template's policy: MariaDB's pods admit the deployment's pods,
+    # on its port.
+    [policy] = kube.named('networkpolicy', app)
+    assert policy['spec']['podSelector']['matchLabels'] == (
+        database['spec']['selector']['matchLabels'])
+    assert policy['spec']['ingress'] == [{
+        'from': [{'podSelector': {'matchLabels': {
+            DEPLOYMENT_LABEL: deployment}}}],
+        'ports': [{'port': 3306, 'protocol': 'TCP'}]}]
+
+    suffix = uuid.uuid4().hex[:6]
+    own = 'own-client-' + suffix
+    other = 'other-client-' + suffix
+    codes = run_connect_pods(localcloud, {
+        ('demo', kube.namespace): connect_pod(
+            own, address, 3306, image, {DEPLOYMENT_LABEL: deployment}),
+        ('other', localcloud.projects['other']): connect_pod(
+            other, address, 3306, image),
+    })
+    assert codes == {own: 0, other: 124}, codes
+
+
 def issue_token(localcloud, out):
     """`openstack token issue` as the deployed Keystone's admin."""
     env = {k: v for k, v in localcloud.env.items()
@@ -636,7 +732,8 @@ def test_kubernetes_delete_leaves_nothing(localcloud, kube_identity, kube):
     stack_delete(localcloud, info['stack'])
     left = ['%s/%s' % (kind, obj['metadata']['name'])
             for kind in ('deployment', 'replicaset', 'pod', 'job', 'service',
-                         'configmap', 'secret', 'persistentvolumeclaim')
+                         'configmap', 'secret', 'persistentvolumeclaim',
+                         'networkpolicy')
             for obj in kube.items(kind) if of_the_stack(info, obj)]
     assert left == []
     pv = json.loads(admin_kubectl(localcloud, 'get', 'pv', info['pv'],

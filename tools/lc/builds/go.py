@@ -87,6 +87,16 @@ COMPONENTS = (
         name='coredns', version_key='COREDNS_VERSION',
         module='github.com/coredns/coredns',
         binaries={'coredns': 'heatk8s.local/coredns'}),
+    # The real node's NetworkPolicy controller; our own main
+    # (tools/gomod/kube-network-policies/main.go) reads a kubeconfig, as
+    # the node's other agents do, where upstream's reads a pod's
+    # in-cluster configuration.
+    Component(
+        name='kube-network-policies',
+        version_key='KUBE_NETWORK_POLICIES_VERSION',
+        module='sigs.k8s.io/kube-network-policies',
+        binaries={'kube-network-policies':
+                  'heatk8s.local/kube-network-policies'}),
 )
 
 

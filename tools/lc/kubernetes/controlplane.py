@@ -45,6 +45,9 @@ USERS = {
     # system:node-proxier binding give them what they need.
     'kubelet': ('system:node:node-0', ('system:nodes',)),
     'kube-proxy': ('system:kube-proxy', ()),
+    # The node's NetworkPolicy controller: its own ClusterRole
+    # (lc.kubernetes.netpol).
+    'kube-network-policies': ('system:kube-network-policies', ()),
 }
 # Fake nodes are for scale and simulated failures: a pod lands on one only
 # when it tolerates this taint (and the real node gets everything else).

@@ -38,12 +38,13 @@ from lc.builds import go
 from lc.builds import images
 from lc.builds import recipes
 from lc.kubernetes import dns
+from lc.kubernetes import netpol
 from lc.kubernetes import node_config as config
 from lc.kubernetes import node_host
 from lc.kubernetes import pki
 
 # The order components start in; `down` stops them in reverse.
-COMPONENTS = ('containerd', 'kubelet', 'kube-proxy')
+COMPONENTS = ('containerd', netpol.NAME, 'kubelet', 'kube-proxy')
 LOCK_FILE = '/run/heat-k8s-node.lock'
 # Debian packages the node and the images need: {package: a file it
 # installs}; `up` installs those missing (as MariaDB and RabbitMQ).
@@ -164,6 +165,9 @@ class Node(object):
         if name == 'kube-proxy':
             return [c.binary('kube-proxy'),
                     '--config=' + self._file('kube-proxy.json')]
+        if name == netpol.NAME:
+            return netpol.argv(c.binary(netpol.NAME),
+                               c.kubeconfig_of(netpol.NAME), config.NAME)
         raise KeyError(name)
 
     # -- lifecycle --------------------------------------------------------
@@ -186,6 +190,12 @@ class Node(object):
         # a running one's pods are this cloud's and stay.
         if fresh:
             self._remove_containers()
+        # Before any pod runs: the node's rules send pods' new connections
+        # to its queue, and drop them while nothing reads it.
+        netpol.apply(self.cluster)
+        procs.start(self.state_dir, netpol.NAME, self.argv(netpol.NAME))
+        procs.wait_for(netpol.queue_bound, 'NetworkPolicy controller',
+                       timeout, netpol.NAME, self.state_dir)
         self.load_images()
         self.log('%-36s %5.1fs' % ('node images loaded', time.monotonic()
                                    - t0))
@@ -281,7 +291,7 @@ class Node(object):
         owner = _lock_owner()
         if owner and owner != self.state_dir:
             return  # the node on this machine belongs to another cloud
-        for name in ('kube-proxy', 'kubelet'):
+        for name in ('kube-proxy', 'kubelet', netpol.NAME):
             procs.stop(self.state_dir, name)
         if procs.running(self.state_dir, 'containerd'):
             self._remove_containers()

@@ -28,6 +28,7 @@ import shutil
 import subprocess
 
 from lc.kubernetes import controlplane
+from lc.kubernetes import netpol
 
 POD_CIDR = '10.85.0.0/24'
 GATEWAY = '10.85.0.1'
@@ -127,10 +128,11 @@ def cni_config(ipam_dir):
 
 def guard_rules(apiserver_port):
     """iptables rules (table, chain hook, rule args) of the node's own
-    chains: nothing is forwarded from the bridge to another interface,
-    and pods reach the API server (bound to 127.0.0.1) at the
-    `kubernetes` Service address, as kube-proxy serves loopback
-    NodePorts."""
+    chains: nothing is forwarded from the bridge to another interface;
+    pods reach the API server (bound to 127.0.0.1) at the `kubernetes`
+    Service address, as kube-proxy serves loopback NodePorts; and new
+    connections of pods go to the NetworkPolicy controller's queue
+    (lc.kubernetes.netpol)."""
     return [
         ('filter', 'FORWARD', ['-i', BRIDGE, '!', '-o', BRIDGE, '-j',
                                'DROP']),
@@ -138,7 +140,7 @@ def guard_rules(apiserver_port):
                                '-p', 'tcp', '--dport', '443', '-j', 'DNAT',
                                '--to-destination',
                                '127.0.0.1:%d' % apiserver_port]),
-    ]
+    ] + netpol.queue_rules(POD_CIDR)
 
 
 def _api_service_ip():
@@ -189,9 +191,9 @@ def network_up(apiserver_port):
     _iptables_down()
     for table, hook, rule in guard_rules(apiserver_port):
         chain = '%s-%s' % (CHAIN, hook)
-        _iptables(table, '-N', chain)
+        if _iptables(table, '-N', chain, check=False):  # its first rule
+            _iptables(table, '-I', hook, '-j', chain)
         _iptables(table, '-A', chain, *rule)
-        _iptables(table, '-I', hook, '-j', chain)
 
 def _iptables_down():
     for table, hook, _ in guard_rules(0):

@@ -20,6 +20,10 @@ creates a namespace named by the project ID on a project's first request and
 a RoleBinding ``<user-id>_<role>`` there for each of the token's roles, to a
 ClusterRole of the same name. Authorization stays RBAC: the ClusterRoles
 ``member`` and ``reader`` are created here; ``admin`` is Kubernetes' own.
+
+The syncer makes a bare namespace; so the cloud makes each of its
+projects' namespaces first, with a NetworkPolicy that refuses traffic from
+other namespaces (the syncer keeps a namespace that exists).
 """
 
 import json
@@ -29,6 +33,7 @@ import urllib.error
 from lc import procs
 from lc import service
 from lc.kubernetes import controlplane
+from lc.kubernetes import netpol
 from lc.kubernetes import pki
 
 NAME = 'k8s-keystone-auth'
@@ -59,6 +64,10 @@ MEMBER_RULES = [
     {'apiGroups': ['events.k8s.io'], 'verbs': _RO, 'resources': ['events']},
     {'apiGroups': ['discovery.k8s.io'], 'verbs': _RO,
      'resources': ['endpointslices']},
+    # The service templates' policies; a member may also loosen the
+    # namespace's default deny, which guards only its own project.
+    {'apiGroups': ['networking.k8s.io'], 'verbs': _RW,
+     'resources': ['networkpolicies']},
     # A RoleBinding scopes this to the namespace object of its namespace.
     {'apiGroups': [''], 'verbs': ['get'], 'resources': ['namespaces']},
 ]
@@ -163,8 +172,10 @@ class KeystoneAuth(service.Service):
             raise
 
     def sync(self, user, project, project_id, timeout=30):
-        """Authenticate once as `user` so its namespace and RoleBindings
-        exist; waits until RBAC lets it read the namespace."""
+        """Create the project's namespace with its default deny
+        (lc.kubernetes.netpol), then authenticate once as `user` so its
+        RoleBindings exist; waits until RBAC lets it read the namespace."""
+        netpol.ensure_project_namespace(self.cluster, project_id)
         token = self.keystone.token(user, project)[0]
         procs.wait_for(lambda: self.can_read_namespace(token, project_id),
                        'Keystone user %s to read namespace %s'

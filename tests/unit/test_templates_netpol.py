@@ -1,0 +1,83 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""The Kubernetes service templates' NetworkPolicy, read from the YAML:
+who may connect to a service's pods (tests/e2e/test_templates.py shows
+it enforced)."""
+
+import os
+
+import yaml
+
+TEMPLATES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), 'templates')
+LABEL = 'heat-k8s.io/deployment'
+DEPLOYMENT_ID = {'get_param': ['target', 'deployment']}
+
+
+def _load(*path):
+    with open(os.path.join(TEMPLATES, *path)) as f:
+        return yaml.safe_load(f)
+
+
+def _service():
+    return _load('services', 'kubernetes', 'container-service.yaml')
+
+
+def test_the_host_names_the_deployment_by_its_stack_id():
+    target = _load('hosts', 'kubernetes.yaml')['outputs']['target']['value']
+    assert target['deployment'] == {'get_param': 'OS::stack_id'}
+
+
+def test_the_policy_selects_exactly_the_services_pods():
+    resources = _service()['resources']
+    policy = resources['network_policy']
+    assert policy['type'] == 'OS::Kubernetes::Resource'
+    manifest = policy['properties']['manifest']
+    assert manifest['kind'] == 'NetworkPolicy'
+    selector = resources['deployment']['properties']['spec']['selector']
+    assert manifest['spec']['podSelector'] == selector
+    assert manifest['spec']['policyTypes'] == ['Ingress']
+
+
+def test_only_the_deployments_pods_reach_the_ports_unless_public():
+    spec = _service()['resources']['network_policy']['properties'][
+        'manifest']['spec']
+    [rule] = spec['ingress']
+    ports, sources = rule['map_merge']
+    assert ports['ports']['yaql']['data'] == {'get_param': 'ports'}
+    assert 'protocol => "TCP"' in ports['ports']['yaql']['expression']
+    condition, public, private = sources['if']
+    assert condition == 'is_public'
+    assert public == {}  # no `from`: any source, on the ports only
+    assert private == {'from': [{'podSelector': {'matchLabels': {
+        LABEL: DEPLOYMENT_ID}}}]}
+
+
+def test_pods_start_behind_their_policy():
+    deployment = _service()['resources']['deployment']
+    assert 'network_policy' in deployment['depends_on']
+
+
+def test_every_pod_of_a_deployment_carries_its_label():
+    resources = _service()['resources']
+    labels = resources['deployment']['properties']['spec']['template'][
+        'metadata']['labels']['map_merge']
+    assert {LABEL: DEPLOYMENT_ID} in labels
+    # Not in the selector: a Deployment's selector cannot change.
+    assert LABEL not in resources['deployment']['properties']['spec'][
+        'selector']['matchLabels']
+    bootstrap = resources['bootstrap']['properties']['spec']['template']
+    assert bootstrap['metadata']['labels'][LABEL] == DEPLOYMENT_ID
+    task = _load('services', 'kubernetes', 'container-task.yaml')
+    job = task['resources']['job']['properties']['spec']['template']
+    assert job['metadata']['labels'][LABEL] == DEPLOYMENT_ID
