@@ -214,7 +214,9 @@ def around(content, marker):
 def allowed(source, name):
     if source in (SECRET_DATA, HOST_SECRET_FILE):
         return True
-    return source == EXPORT_PARAMETERS and name == 'admin password'
+    # A typed hidden parameter: Heat stores it and exports it in clear.
+    return (source in (EXPORT_PARAMETERS, HEAT_DATABASE) and
+            name == 'admin password')
 
 
 def leaks(hits):
@@ -443,9 +445,7 @@ class Collector(object):
             for path, content in host_files(root, prefix)]
 
     def database(self):
-        """Heat's database, every table, as its operator dumps it (hidden
-        parameters and properties are stored encrypted: heat.conf's
-        encrypt_parameters_and_properties)."""
+        """Heat's database, every table, as its operator dumps it."""
         socket = os.path.join(self.localcloud.state_dir, 'mariadb',
                               'mysqld.sock')
         dumped = self.localcloud.run(
