@@ -49,6 +49,9 @@ SOFTWARE_TYPES = DEPLOYMENT_TYPES + (
 # export (that is how export and abandon recreate a stack).
 SECRET_DATA = 'Secret data'
 HOST_SECRET_FILE = 'host secret file'
+# What the docker host's root sees of a container: its configuration,
+# secret environment variables included (--env-file), as in /proc.
+PODMAN_INSPECT = 'podman inspect'
 EXPORT_PARAMETERS = 'stack export environment.parameters'
 # Secret environment variables of templates/identity.yaml -> needle name.
 SECRET_ENV = {'MARIADB_ROOT_PASSWORD': 'database root password',
@@ -214,6 +217,8 @@ def around(content, marker):
 def allowed(source, name):
     if source in (SECRET_DATA, HOST_SECRET_FILE):
         return True
+    if source == PODMAN_INSPECT:   # the host's root: the variables only
+        return name in SECRET_ENV.values()
     # A typed hidden parameter: Heat stores it and exports it in clear.
     return (source in (EXPORT_PARAMETERS, HEAT_DATABASE) and
             name == 'admin password')

@@ -289,7 +289,7 @@ def test_docker_no_secret_value_outside_its_files(localcloud, identity):
         collector.close()
     # What the host's root sees of the containers (their environment).
     names = sorted(containers(localcloud, stack))
-    places.append(leaks.Place('podman inspect', stack, podman(
+    places.append(leaks.Place(leaks.PODMAN_INSPECT, stack, podman(
         localcloud, stack, 'inspect', *names)))
     print('docker: %d places read in %.1fs' % (
         len(places), time.monotonic() - started))
@@ -299,7 +299,7 @@ def test_docker_no_secret_value_outside_its_files(localcloud, identity):
     problems = leaks.check(places, needles, leaks.HEAT_SOURCES | {
         'software config show', 'software deployment show',
         'software deployment metadata show', 'docker host agent log',
-        'podman inspect', leaks.HOST_SECRET_FILE})
+        leaks.PODMAN_INSPECT, leaks.HOST_SECRET_FILE})
     assert not problems, problems
 
 
