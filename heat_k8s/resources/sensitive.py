@@ -95,7 +95,9 @@ def opened(resource, props, names):
             opened[name] = sealing.open_all(
                 props[name], resource.stack.tenant_id, keyring())
     except sealing.SealError as exc:
-        raise exception.Error('%s: %s: %s' % (resource.name, name, exc))
+        # Bad input: at validate (and --dry-run) a clear refusal, not a 500.
+        raise exception.StackValidationFailed(message='%s: %s: %s' % (
+            resource.name, name, exc))
     return opened
 
 

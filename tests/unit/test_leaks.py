@@ -62,6 +62,15 @@ class SearchTest(unittest.TestCase):
             self.assertEqual(['db password'], [
                 n for names in hits.values() for n in names], spelling)
 
+    def test_podman_inspect_may_show_secret_variables_only(self):
+        hits = leaks.where([place(leaks.PODMAN_INSPECT, json.dumps(
+            {'Env': ['MYSQL_PWD=' + ROOT], 'Labels': {'k': KEY}}))],
+            NEEDLES)
+        self.assertEqual({(leaks.PODMAN_INSPECT, 'd'): [
+            'Fernet key keystone/0']},
+            {p: sorted(n) for p, n in leaks.leaks(hits).items()})
+        self.assertEqual({'database root password'}, set(leaks.kept(hits)))
+
     def test_a_context_cut_never_shows_part_of_a_value(self):
         content = ADMIN + 'x' * 10 + ROOT + 'y' * 10 + KEY
         [names] = leaks.where([place('heat-engine.log', content)],
