@@ -104,6 +104,13 @@ def _map_text(data, fn):
     return fn(data) if contains_reference(data) else data
 
 
+def holds_reference(data):
+    """True when any text in data (maps, lists, text) holds a reference."""
+    found = []
+    _map_text(data, found.append)
+    return bool(found)
+
+
 def open_text(text, project, keyring):
     """text with every reference in it replaced by its value."""
     if not contains_reference(text):

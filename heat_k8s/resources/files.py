@@ -199,8 +199,7 @@ class RenderedFiles(literal.CheckedBeforeCreate, sensitive.Fingerprinted,
     def _refuse_secrets(self, name):
         props = self.properties
         if props[SECRETS] or props[SECRET_FILES] or any(
-                sealing.contains_reference(text)
-                for prop in OPENED for text in _texts(props[prop])):
+                sealing.holds_reference(props[prop]) for prop in OPENED):
             raise exception.Error(
                 '%s: %s: made with secret values, which Heat gives only '
                 'sealed to the host that writes them: set recipient and '
@@ -224,14 +223,3 @@ class RenderedFiles(literal.CheckedBeforeCreate, sensitive.Fingerprinted,
     # Validation errors point at the property as for every other type.
     _invalid = base.KubernetesResource._invalid
 
-
-def _texts(data):
-    """Every text in data (maps, lists)."""
-    if isinstance(data, dict):
-        for value in data.values():
-            yield from _texts(value)
-    elif isinstance(data, list):
-        for value in data:
-            yield from _texts(value)
-    elif isinstance(data, str):
-        yield data

@@ -76,6 +76,11 @@ class SealingTest(unittest.TestCase):
                           'none': None},
                          sealing.open_all(data, 'p', RING))
 
+    def test_a_reference_is_found_at_any_depth(self):
+        ref = sealing.seal(VALUE, 'p', RING)
+        self.assertTrue(sealing.holds_reference({'a': [{'b': 'x' + ref}]}))
+        self.assertFalse(sealing.holds_reference({'a': ['x', 3, None]}))
+
     def test_each_reference_differs_though_the_value_is_the_same(self):
         self.assertNotEqual(sealing.seal(VALUE, 'p', RING),
                             sealing.seal(VALUE, 'p', RING))
