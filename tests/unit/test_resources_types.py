@@ -26,6 +26,7 @@ import os
 from heat.engine import resources
 
 from heat_k8s import plugin
+from heat_k8s.enginefixes import startup
 from heat_k8s.resources.registry import KUBERNETES_TYPES
 from heat_k8s.resources.registry import available_resource_mapping
 
@@ -96,6 +97,9 @@ class PluginDirTest(heat_harness.KubernetesTestCase):
         self.assertEqual(['__init__.py', 'heat_k8s_plugin.py'], modules)
 
     def test_shim_exposes_the_mapping(self):
+        # Importing the shim applies the engine fixes, as heat-engine's
+        # plugin loader does; give Heat's code back.
+        self.addCleanup(startup.restore_all)
         shim = importlib.import_module('heat_k8s.plugin.heat_k8s_plugin')
         self.assertEqual(available_resource_mapping(),
                          shim.available_resource_mapping())
