@@ -27,6 +27,7 @@ from heat_k8s.resources import objects
 from heat_k8s.resources import pod
 from heat_k8s.resources import pvc
 from heat_k8s.resources import random_secret
+from heat_k8s.resources import requires
 from heat_k8s.resources import secret
 from heat_k8s.resources import service
 from heat_k8s.resources import statefulset
@@ -50,10 +51,11 @@ RESOURCE_TYPES = dict(
     KUBERNETES_TYPES,
     # Many objects of any kinds behind one resource (no order among them).
     **{'OS::Kubernetes::Objects': objects.Objects},
-    # Not Kubernetes objects: files for backends without a ConfigMap, and
-    # secrets Heat only refers to.
+    # Not Kubernetes objects: files for backends without a ConfigMap,
+    # secrets Heat only refers to, and a check between composed services.
     **{'OS::HeatK8s::RenderedFiles': files.RenderedFiles,
-       'OS::HeatK8s::RandomSecret': random_secret.RandomSecret})
+       'OS::HeatK8s::RandomSecret': random_secret.RandomSecret,
+       'OS::HeatK8s::Requires': requires.Requires})
 
 
 def available_resource_mapping():

@@ -299,10 +299,28 @@ class EnvironmentFileTest(unittest.TestCase):
             'db_image': refs['postgres'],
         }, env['parameter_defaults'])
 
+    def test_localcloud_controlplane_images_environment(self):
+        # The opt-in images (recipes.OPTIONAL_IMAGES), for
+        # templates/controlplane.yaml.
+        with open(os.path.join(REPO, 'environments',
+                               'localcloud-controlplane-images.yaml')) as f:
+            env = yaml.safe_load(f)
+        refs = recipes.refs(go.read_versions())
+        expected = {}
+        for image in recipes.OPTIONAL_IMAGES:
+            repository, version = refs[image.name].rsplit(':', 1)
+            expected[image.name + '_image'] = repository
+            expected[image.name + '_version'] = version
+        self.assertEqual(expected, env['parameter_defaults'])
+
     def test_the_templates_have_these_parameters(self):
         for template, names in (
                 ('identity.yaml', ('keystone_image', 'keystone_version',
                                    'mariadb_image', 'memcached_image')),
+                ('controlplane.yaml', (
+                    'keystone_image', 'keystone_version', 'mariadb_image',
+                    'memcached_image', 'glance_image', 'glance_version',
+                    'placement_image', 'placement_version')),
                 ('example/app.yaml', ('app_image', 'db_image'))):
             with open(os.path.join(REPO, 'templates', template)) as f:
                 params = yaml.safe_load(f)['parameters']

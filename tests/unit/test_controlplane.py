@@ -1,0 +1,373 @@
+# Copyright 2026 heat-k8s developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""templates/controlplane.yaml and its services, offline.
+
+`openstack orchestration template validate` as the CLI sends it: heatclient
+reads the template and the environment files and gathers every file they
+name (the services' templates, the backends' templates, get_file), and
+Heat's engine (EngineService.validate_template, in-process) answers. With
+every backend's environment, with a service switched off, and Glance
+without Keystone, which must be refused naming the dependency.
+
+Plus what `template validate` does not reach: the Jinja2 templates the
+services' configuration is rendered from, rendered here with heat-k8s's
+own renderer and the values the service templates give them; and
+templates/keystone.yaml kept in step with templates/identity.yaml.
+"""
+
+from tests.unit import heat_harness  # first: sets up Heat
+
+# isort: split
+
+import configparser
+import os
+
+from heatclient.common import template_utils
+import yaml
+
+from heat_k8s import rendering
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+TEMPLATES = os.path.join(REPO, 'templates')
+CONTROLPLANE = os.path.join(TEMPLATES, 'controlplane.yaml')
+BACKENDS = ('kubernetes', 'deployed-server-docker', 'nova-docker')
+SERVICES = ('OS::HeatK8s::Services::Keystone',
+            'OS::HeatK8s::Services::Glance',
+            'OS::HeatK8s::Services::Placement')
+PARAMS = {'admin_password': 'unit-Admin-0123'}
+
+
+def env_path(name):
+    return os.path.join(REPO, 'environments', name + '.yaml')
+
+
+def cli_request(template_path, envs=(), params=None):
+    """(template, files, environment) as `openstack ... -t -e` sends
+    them: heatclient's own gathering of the files."""
+    files, template = template_utils.process_template_path(template_path)
+    env_files, env = template_utils.process_multiple_environments_and_files(
+        env_paths=[env_path(e) for e in envs], template=template)
+    files.update(env_files)
+    env.setdefault('parameters', {}).update(params or {})
+    return template, files, env
+
+
+class ControlPlaneValidateTest(heat_harness.KubernetesTestCase):
+
+    def validate(self, template_path, envs, params=PARAMS):
+        template, files, env = cli_request(template_path, envs, params)
+        return self.engine().validate_template(
+            self.context(), template, env, files=files)
+
+    def assertValid(self, envs, template_path=CONTROLPLANE, params=PARAMS):
+        answer = self.validate(template_path, envs, params)
+        self.assertNotIn('Error', answer, answer.get('Error'))
+        return answer
+
+    def assertRefused(self, envs, *fragments):
+        answer = self.validate(CONTROLPLANE, envs)
+        self.assertIn('Error', answer, 'template validate accepted it')
+        for fragment in fragments:
+            self.assertIn(fragment, answer['Error'])
+        return answer['Error']
+
+    def test_every_backend(self):
+        for backend in BACKENDS:
+            with self.subTest(backend=backend):
+                answer = self.assertValid([backend])
+                self.assertEqual('true', answer['Parameters'][
+                    'admin_password']['NoEcho'])
+                registry = answer['Environment']['resource_registry']
+                for service in SERVICES:
+                    self.assertTrue(registry[service].endswith(
+                        '/templates/%s.yaml' % service.rsplit(':')[-1]
+                        .lower()), registry)
+
+    def test_with_the_local_cloud_images(self):
+        self.assertValid(['deployed-server-docker', 'localcloud-images',
+                          'localcloud-controlplane-images',
+                          'localcloud-docker-host'])
+        self.assertValid(['kubernetes', 'localcloud-images',
+                          'localcloud-controlplane-images',
+                          'localcloud-kubernetes'])
+
+    def test_a_service_switched_off(self):
+        for backend in BACKENDS:
+            for off in ('glance', 'placement', 'memcached'):
+                with self.subTest(backend=backend, off=off):
+                    answer = self.assertValid([backend, 'disable-' + off])
+                    registry = answer['Environment']['resource_registry']
+                    self.assertEqual('OS::Heat::None', registry[
+                        'OS::HeatK8s::Services::' + off.capitalize()])
+            with self.subTest(backend=backend, off='both'):
+                self.assertValid([backend, 'disable-glance',
+                                  'disable-placement'])
+
+    def test_glance_without_keystone_is_refused(self):
+        for backend in BACKENDS:
+            with self.subTest(backend=backend):
+                message = self.assertRefused(
+                    [backend, 'disable-keystone', 'disable-placement'],
+                    'resources.glance_requires.properties: glance needs '
+                    'keystone (token validation, its service user and '
+                    'catalog entry), which is switched off: '
+                    'OS::HeatK8s::Services::Keystone is OS::Heat::None in '
+                    'the environment. Switch glance off too, or keystone '
+                    'on.')
+                self.assertNotIn('placement', message)
+
+    def test_every_service_that_needs_keystone_is_named(self):
+        message = self.assertRefused(['kubernetes', 'disable-keystone'],
+                                     'needs keystone')
+        self.assertRegex(message, r'(glance|placement) needs keystone')
+
+    def test_keystone_off_with_what_needs_it(self):
+        # The infrastructure alone: nothing needs what is switched off.
+        self.assertValid(['kubernetes', 'disable-keystone', 'disable-glance',
+                          'disable-placement'])
+
+    def test_refused_by_stack_create_too(self):
+        template, files, env = cli_request(
+            CONTROLPLANE, ['kubernetes', 'disable-keystone',
+                           'disable-placement'], PARAMS)
+        ctx, name = self.context(), 'refused-controlplane'
+        try:
+            self.engine().create_stack(ctx, name, template, env, files, {})
+        except Exception as raised:  # the RPC layer's ExpectedException
+            error = getattr(raised, 'exc_info', (None, raised))[1]
+        else:
+            self.fail('stack create accepted Glance without Keystone')
+        self.assertIn('glance needs keystone', str(error))
+
+    def test_the_services_templates_are_read(self):
+        # A provider resource's properties are checked against its
+        # template's parameters: a property Glance's template lacks.
+        template, files, env = cli_request(CONTROLPLANE, ['kubernetes'],
+                                           PARAMS)
+        template['resources']['glance']['properties']['glance_colour'] = 1
+        answer = self.engine().validate_template(self.context(), template,
+                                                 env, files=files)
+        self.assertIn('glance_colour', answer.get('Error', ''))
+
+    def test_the_service_templates_alone(self):
+        # Each service's template validates on its own too (its inputs as
+        # parameters), as a provider template is checked at create.
+        keystone = {'auth_url': 'http://keystone:5000/v3',
+                    'public_auth_url': 'http://keystone:5000/v3',
+                    'region': 'RegionOne'}
+        common = {'target': {'namespace': ''}, 'database_host': 'db',
+                  'database_root_password': 'ref', 'mariadb_image': 'm:1',
+                  'admin_password': 'ref'}
+        for name, params in (
+                ('keystone', common),
+                ('glance', dict(common, keystone=keystone)),
+                ('placement', dict(common, keystone=keystone))):
+            for backend in BACKENDS:
+                with self.subTest(service=name, backend=backend):
+                    self.assertValid([backend], os.path.join(
+                        TEMPLATES, name + '.yaml'), params)
+
+    def test_a_role_per_service(self):
+        template, files, env = cli_request(CONTROLPLANE, ['kubernetes'], dict(
+            PARAMS, service_roles={'glance': 'storage', 'database': 'db'}))
+        stack = self.parse(template, env)
+        roles = stack['roles']
+        roles.validate()
+        resolved = roles.properties['value']
+        self.assertEqual({'database': 'db', 'memcached': 'controller',
+                          'keystone': 'controller', 'glance': 'storage',
+                          'placement': 'controller'}, resolved)
+
+
+def _load(name):
+    with open(os.path.join(TEMPLATES, name)) as f:
+        return yaml.safe_load(f)
+
+
+def _sample(values):
+    """A service template's config values with its intrinsic functions
+    replaced by sample values (a reference by a password-like text)."""
+    samples = {
+        'debug': False, 'prefix': '', 'database_host': 'mariadb.ns.svc',
+        'database_port': 3306, 'memcached_servers': [
+            'memcached.ns.svc:11211'],
+    }
+
+    def resolve(node):
+        if isinstance(node, dict):
+            if list(node) == ['get_param']:
+                path = node['get_param']
+                if isinstance(path, list):
+                    if path[0] == 'keystone':
+                        return {'auth_url': 'http://keystone.ns.svc:5000/v3',
+                                'public_auth_url':
+                                    'http://127.0.0.1:30500/v3',
+                                'region': 'RegionOne'}[path[1]]
+                    path = path[0]
+                return samples[path]
+            if list(node) == ['get_attr']:
+                return 'Secret-%s-0123456789' % node['get_attr'][0]
+            return {k: resolve(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [resolve(v) for v in node]
+        return node
+    return resolve(values)
+
+
+def _render(template, conf, values_resource, **overrides):
+    tmpl = _load(template)
+    values = _sample(tmpl['resources'][values_resource]['properties'][
+        'value'])
+    values.update(overrides)
+    with open(os.path.join(TEMPLATES, conf)) as f:
+        source = f.read()
+    files = rendering.render({'service.conf': source}, values)
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.read_string(files['service.conf'])
+    return parser, values
+
+
+class RenderedConfigurationTest(heat_harness.KubernetesTestCase):
+
+    def check_common(self, conf, values, database):
+        self.assertEqual(
+            'mysql+pymysql://%s:Secret-database_password-0123456789@'
+            'mariadb.ns.svc:3306/%s' % (database, database),
+            conf[{'glance': 'database',
+                  'placement': 'placement_database'}[database]][
+                'connection'])
+        auth = conf['keystone_authtoken']
+        self.assertEqual('http://keystone.ns.svc:5000/v3', auth['auth_url'])
+        self.assertEqual('http://127.0.0.1:30500/v3',
+                         auth['www_authenticate_uri'])
+        self.assertEqual(database, auth['username'])
+        self.assertEqual('Secret-service_password-0123456789',
+                         auth['password'])
+        self.assertEqual('service', auth['project_name'])
+        self.assertEqual('password', auth['auth_type'])
+        self.assertEqual('memcached.ns.svc:11211', auth['memcached_servers'])
+        self.assertEqual('false', conf['DEFAULT']['debug'])
+
+    def test_glance_api_conf(self):
+        conf, values = _render('glance.yaml', 'glance/glance-api.conf.j2',
+                               'glance_values')
+        self.check_common(conf, values, 'glance')
+        self.assertEqual('keystone', conf['paste_deploy']['flavor'])
+        self.assertEqual('file:file', conf['DEFAULT']['enabled_backends'])
+        self.assertEqual('file', conf['glance_store']['default_backend'])
+        # The file store is where the API's volume is mounted.
+        store = conf['file']['filesystem_store_datadir']
+        api = _load('glance.yaml')['resources']['glance']['properties']
+        self.assertEqual(api['storage']['path'] + '/', store)
+
+    def test_placement_conf(self):
+        conf, values = _render('placement.yaml',
+                               'placement/placement.conf.j2',
+                               'placement_values')
+        self.check_common(conf, values, 'placement')
+        self.assertEqual('keystone', conf['api']['auth_strategy'])
+
+    def test_without_memcached(self):
+        for template, conf, values in (
+                ('glance.yaml', 'glance/glance-api.conf.j2',
+                 'glance_values'),
+                ('placement.yaml', 'placement/placement.conf.j2',
+                 'placement_values')):
+            parsed, _ = _render(template, conf, values, memcached_servers=[])
+            self.assertNotIn('memcached_servers',
+                             parsed['keystone_authtoken'])
+
+    def test_the_rendered_file_is_the_one_kolla_start_copies(self):
+        for template, values, path in (
+                ('glance.yaml', 'kolla_config', '/etc/glance/glance-api.conf'),
+                ('placement.yaml', 'kolla_config',
+                 '/etc/placement/placement.conf')):
+            tmpl = _load(template)
+            copies = tmpl['resources'][values]['properties']['value'][
+                'config_files']
+            self.assertEqual([path], [c['dest'] for c in copies])
+            rendered = [c['source'] for c in copies]
+            for name, res in tmpl['resources'].items():
+                props = res.get('properties', {})
+                if 'config_templates' in props:
+                    self.assertEqual(rendered,
+                                     list(props['config_templates']), name)
+
+
+# templates/identity.yaml's resources that keystone.yaml has too, and how
+# the inputs identity.yaml makes itself reach keystone.yaml.
+KEYSTONE_RESOURCES = (
+    'keystone_database_password', 'keystone_database_user',
+    'bootstrap_fernet_key', 'fernet_key_0', 'fernet_key_1', 'fernet_key_2',
+    'database_create', 'keystone_files', 'keystone_secret_files',
+    'kolla_config', 'keystone_db_check', 'keystone_db_expand', 'keystone',
+    'keystone_db_contract', 'keystone_bootstrap', 'keystone_db_retire')
+IDENTITY_INPUTS = (
+    ({'get_attr': ['host', 'target']}, {'get_param': 'target'}),
+    ({'get_param': 'placement'}, {'get_param': 'role'}),
+    ({'get_attr': ['database', 'host']}, {'get_param': 'database_host'}),
+    ({'get_attr': ['database', 'port']}, {'get_param': 'database_port'}),
+    ({'get_attr': ['database_root_password', 'reference']},
+     {'get_param': 'database_root_password'}),
+    ({'get_attr': ['admin_password_secret', 'reference']},
+     {'get_param': 'admin_password'}),
+)
+KEYSTONE_PARAMETERS = (
+    'region', 'debug', 'token_expiration', 'KeystoneConfigOverrides',
+    'KeystoneIniOverrides', 'keystone_image', 'keystone_version',
+    'keystone_replicas', 'fernet_rotation', 'database_password_rotation')
+
+
+def _as_service(node, key=None):
+    """identity.yaml's snippet with keystone.yaml's inputs in place of
+    what identity.yaml makes itself."""
+    if key == 'memcached_servers':
+        # identity.yaml computes the list from its own memcached.
+        return {'get_param': 'memcached_servers'}
+    for theirs, ours in IDENTITY_INPUTS:
+        if node == theirs:
+            return ours
+    if isinstance(node, dict):
+        return {k: _as_service(v, k) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_as_service(v) for v in node]
+    return node
+
+
+class KeystoneInStepTest(heat_harness.KubernetesTestCase):
+    """keystone.yaml is identity.yaml's Keystone, with inputs for what
+    identity.yaml makes itself (identity.yaml keeps its own resources so
+    that its stacks keep them)."""
+
+    def test_same_resources(self):
+        identity = _load('identity.yaml')
+        keystone = _load('keystone.yaml')
+        self.assertEqual(set(KEYSTONE_RESOURCES),
+                         set(keystone['resources']))
+        for name in KEYSTONE_RESOURCES:
+            with self.subTest(resource=name):
+                self.assertEqual(_as_service(identity['resources'][name]),
+                                 keystone['resources'][name])
+
+    def test_same_conditions_and_keystone_parameters(self):
+        identity = _load('identity.yaml')
+        keystone = _load('keystone.yaml')
+        self.assertEqual(
+            {k: v for k, v in identity['conditions'].items()
+             if k != 'persistent_database'}, keystone['conditions'])
+        for name in KEYSTONE_PARAMETERS:
+            self.assertEqual(identity['parameters'][name],
+                             keystone['parameters'][name], name)

@@ -1,0 +1,169 @@
+# Copyright 2026 heat-k8s developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""templates/identity/keystone-register.py against an in-memory Keystone
+(python-keystoneclient's managers as the script calls them): what it
+creates, and that running it again changes only what differs."""
+
+import importlib.util
+import os
+import types
+import unittest
+from unittest import mock
+
+SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
+                      'templates', 'identity', 'keystone-register.py')
+
+
+def _load():
+    spec = importlib.util.spec_from_file_location('keystone_register', SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+register = _load()
+
+
+class Manager(object):
+    def __init__(self, log):
+        self.items, self.log = [], log
+
+    def _new(self, **attrs):
+        item = types.SimpleNamespace(id='id%d' % len(self.log), **attrs)
+        self.items.append(item)
+        return item
+
+    def _find(self, **filters):
+        return [i for i in self.items
+                if all(getattr(i, k) == v for k, v in filters.items()
+                       if v is not None)]
+
+
+class FakeKeystone(object):
+    def __init__(self):
+        self.log = []
+        log = self.log
+        ks = self
+
+        class Projects(Manager):
+            def list(self, domain, name):
+                return self._find(name=name)
+
+            def create(self, name, domain, description=''):
+                log.append(('project', name))
+                return self._new(name=name)
+
+        class Users(Manager):
+            def list(self, domain, name):
+                return self._find(name=name)
+
+            def create(self, name, domain, password, default_project):
+                log.append(('user', name))
+                return self._new(name=name, password=password)
+
+            def update(self, user, password):
+                log.append(('password', user.name))
+                user.password = password
+
+        class Roles(Manager):
+            def list(self, name):
+                return self._find(name=name)
+
+            def create(self, name):
+                log.append(('role', name))
+                return self._new(name=name)
+
+            def grant(self, role, user, project):
+                log.append(('grant', role.name, user.name, project.name))
+
+        class Services(Manager):
+            def list(self, type):
+                return self._find(type=type)
+
+            def create(self, name, type, description):
+                log.append(('service', name, type))
+                return self._new(name=name, type=type)
+
+        class Endpoints(Manager):
+            def list(self, service, interface, region):
+                return self._find(service=service, interface=interface,
+                                  region=region)
+
+            def create(self, service, url, interface, region):
+                log.append(('endpoint', interface, url))
+                return self._new(service=service, url=url,
+                                 interface=interface, region=region)
+
+            def update(self, endpoint, url):
+                log.append(('endpoint-url', endpoint.interface, url))
+                endpoint.url = url
+
+        self.projects, self.users, self.roles = (
+            Projects(log), Users(log), Roles(log))
+        self.services, self.endpoints = Services(log), Endpoints(log)
+        ks.roles._new(name='admin')   # keystone-manage bootstrap's
+
+
+ENV = {'SERVICE_USER': 'glance', 'SERVICE_PASSWORD': 'pw1',
+       'SERVICE_PROJECT': 'service', 'SERVICE_ROLES': 'service,admin',
+       'SERVICE_NAME': 'glance', 'SERVICE_TYPE': 'image',
+       'OS_REGION_NAME': 'RegionOne',
+       'ENDPOINT_PUBLIC': 'http://127.0.0.1:30292',
+       'ENDPOINT_INTERNAL': 'http://glance.ns.svc:9292',
+       'ENDPOINT_ADMIN': 'http://glance.ns.svc:9292'}
+
+
+class RegisterTest(unittest.TestCase):
+
+    def run_step(self, ks, step, **env):
+        with mock.patch.dict(os.environ, dict(ENV, **env)):
+            register.STEPS[step](ks)
+
+    def test_user_then_again(self):
+        ks = FakeKeystone()
+        self.run_step(ks, 'user')
+        self.assertEqual([
+            ('project', 'service'), ('user', 'glance'), ('role', 'service'),
+            ('grant', 'service', 'glance', 'service'),
+            ('grant', 'admin', 'glance', 'service')], ks.log)
+        del ks.log[:]
+        self.run_step(ks, 'user', SERVICE_PASSWORD='pw2')
+        self.assertEqual([
+            ('password', 'glance'), ('grant', 'service', 'glance', 'service'),
+            ('grant', 'admin', 'glance', 'service')], ks.log)
+        self.assertEqual('pw2', ks.users.items[0].password)
+
+    def test_catalog_then_a_new_url(self):
+        ks = FakeKeystone()
+        self.run_step(ks, 'catalog')
+        self.assertEqual([
+            ('service', 'glance', 'image'),
+            ('endpoint', 'public', 'http://127.0.0.1:30292'),
+            ('endpoint', 'internal', 'http://glance.ns.svc:9292'),
+            ('endpoint', 'admin', 'http://glance.ns.svc:9292')], ks.log)
+        del ks.log[:]
+        self.run_step(ks, 'catalog')
+        self.assertEqual([], ks.log)
+        self.run_step(ks, 'catalog', ENDPOINT_PUBLIC='http://10.0.0.5:9292')
+        self.assertEqual([('endpoint-url', 'public', 'http://10.0.0.5:9292')],
+                         ks.log)
+
+    def test_a_missing_setting_fails_naming_it(self):
+        ks = FakeKeystone()
+        with mock.patch.dict(os.environ, {}, clear=True), \
+                mock.patch.object(register, 'TERMINATION_LOG', os.devnull):
+            with self.assertRaises(SystemExit) as raised:
+                register.ensure_catalog(ks)
+        self.assertEqual(1, raised.exception.code)
