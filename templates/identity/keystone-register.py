@@ -67,8 +67,8 @@ def env(name, default=None):
 def client():
     # Imported here: the image's libraries, not this host's.
     from keystoneauth1 import exceptions
-    from keystoneauth1.identity import v3
     from keystoneauth1 import session
+    from keystoneauth1.identity import v3
     from keystoneclient.v3 import client as v3client
 
     auth = v3.Password(

@@ -24,7 +24,8 @@ without Keystone, which must be refused naming the dependency.
 Plus what `template validate` does not reach: the Jinja2 templates the
 services' configuration is rendered from, rendered here with heat-k8s's
 own renderer and the values the service templates give them; and
-templates/keystone.yaml kept in step with templates/identity.yaml.
+templates/identity.yaml as Keystone alone and as a service of the control
+plane.
 """
 
 from tests.unit import heat_harness  # first: sets up Heat
@@ -34,6 +35,9 @@ from tests.unit import heat_harness  # first: sets up Heat
 import configparser
 import os
 
+from heat.engine import environment
+from heat.engine import stack
+from heat.engine import template as heat_template
 from heatclient.common import template_utils
 import yaml
 
@@ -44,10 +48,14 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(
 TEMPLATES = os.path.join(REPO, 'templates')
 CONTROLPLANE = os.path.join(TEMPLATES, 'controlplane.yaml')
 BACKENDS = ('kubernetes', 'deployed-server-docker', 'nova-docker')
-SERVICES = ('OS::HeatK8s::Services::Keystone',
-            'OS::HeatK8s::Services::Glance',
-            'OS::HeatK8s::Services::Placement')
+SERVICES = {'OS::HeatK8s::Services::Keystone': 'identity.yaml',
+            'OS::HeatK8s::Services::Glance': 'glance.yaml',
+            'OS::HeatK8s::Services::Placement': 'placement.yaml'}
 PARAMS = {'admin_password': 'unit-Admin-0123'}
+# What the control plane gives identity.yaml (hand-made sample values).
+INFRASTRUCTURE = {'target': {'namespace': ''}, 'database_host': 'db',
+                  'database_port': 3306, 'database_root_password': 'ref',
+                  'memcached_servers': ['mc:11211']}
 
 
 def env_path(name):
@@ -91,10 +99,9 @@ class ControlPlaneValidateTest(heat_harness.KubernetesTestCase):
                 self.assertEqual('true', answer['Parameters'][
                     'admin_password']['NoEcho'])
                 registry = answer['Environment']['resource_registry']
-                for service in SERVICES:
+                for service, template in SERVICES.items():
                     self.assertTrue(registry[service].endswith(
-                        '/templates/%s.yaml' % service.rsplit(':')[-1]
-                        .lower()), registry)
+                        '/templates/' + template), registry)
 
     def test_with_the_local_cloud_images(self):
         self.assertValid(['deployed-server-docker', 'localcloud-images',
@@ -172,7 +179,7 @@ class ControlPlaneValidateTest(heat_harness.KubernetesTestCase):
                   'database_root_password': 'ref', 'mariadb_image': 'm:1',
                   'admin_password': 'ref'}
         for name, params in (
-                ('keystone', common),
+                ('identity', dict(PARAMS, infrastructure=INFRASTRUCTURE)),
                 ('glance', dict(common, keystone=keystone)),
                 ('placement', dict(common, keystone=keystone))):
             for backend in BACKENDS:
@@ -307,67 +314,29 @@ class RenderedConfigurationTest(heat_harness.KubernetesTestCase):
                                      list(props['config_templates']), name)
 
 
-# templates/identity.yaml's resources that keystone.yaml has too, and how
-# the inputs identity.yaml makes itself reach keystone.yaml.
-KEYSTONE_RESOURCES = (
-    'keystone_database_password', 'keystone_database_user',
-    'bootstrap_fernet_key', 'fernet_key_0', 'fernet_key_1', 'fernet_key_2',
-    'database_create', 'keystone_files', 'keystone_secret_files',
-    'kolla_config', 'keystone_db_check', 'keystone_db_expand', 'keystone',
-    'keystone_db_contract', 'keystone_bootstrap', 'keystone_db_retire')
-IDENTITY_INPUTS = (
-    ({'get_attr': ['host', 'target']}, {'get_param': 'target'}),
-    ({'get_param': 'placement'}, {'get_param': 'role'}),
-    ({'get_attr': ['database', 'host']}, {'get_param': 'database_host'}),
-    ({'get_attr': ['database', 'port']}, {'get_param': 'database_port'}),
-    ({'get_attr': ['database_root_password', 'reference']},
-     {'get_param': 'database_root_password'}),
-    ({'get_attr': ['admin_password_secret', 'reference']},
-     {'get_param': 'admin_password'}),
-)
-KEYSTONE_PARAMETERS = (
-    'region', 'debug', 'token_expiration', 'KeystoneConfigOverrides',
-    'KeystoneIniOverrides', 'keystone_image', 'keystone_version',
-    'keystone_replicas', 'fernet_rotation', 'database_password_rotation')
+# What templates/identity.yaml makes only when it deploys Keystone alone.
+OWN_INFRASTRUCTURE = {'host', 'database_root_password', 'database',
+                      'memcached'}
 
 
-def _as_service(node, key=None):
-    """identity.yaml's snippet with keystone.yaml's inputs in place of
-    what identity.yaml makes itself."""
-    if key == 'memcached_servers':
-        # identity.yaml computes the list from its own memcached.
-        return {'get_param': 'memcached_servers'}
-    for theirs, ours in IDENTITY_INPUTS:
-        if node == theirs:
-            return ours
-    if isinstance(node, dict):
-        return {k: _as_service(v, k) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_as_service(v) for v in node]
-    return node
+class IdentityAsAServiceTest(heat_harness.KubernetesTestCase):
+    """identity.yaml is the control plane's Keystone too: given the shared
+    infrastructure it makes none of its own (and alone it keeps every
+    resource its stacks have, so that an update replaces nothing)."""
 
+    def resources(self, params):
+        template, files, env = cli_request(
+            os.path.join(TEMPLATES, 'identity.yaml'), ['kubernetes'],
+            dict(PARAMS, **params))
+        tmpl = heat_template.Template(
+            template, env=environment.Environment(env), files=files)
+        stk = stack.Stack(self.context(), 'identity', tmpl)
+        return set(tmpl.resource_definitions(stk))
 
-class KeystoneInStepTest(heat_harness.KubernetesTestCase):
-    """keystone.yaml is identity.yaml's Keystone, with inputs for what
-    identity.yaml makes itself (identity.yaml keeps its own resources so
-    that its stacks keep them)."""
+    def test_alone_it_makes_its_own(self):
+        self.assertLessEqual(OWN_INFRASTRUCTURE, self.resources({}))
 
-    def test_same_resources(self):
-        identity = _load('identity.yaml')
-        keystone = _load('keystone.yaml')
-        self.assertEqual(set(KEYSTONE_RESOURCES),
-                         set(keystone['resources']))
-        for name in KEYSTONE_RESOURCES:
-            with self.subTest(resource=name):
-                self.assertEqual(_as_service(identity['resources'][name]),
-                                 keystone['resources'][name])
-
-    def test_same_conditions_and_keystone_parameters(self):
-        identity = _load('identity.yaml')
-        keystone = _load('keystone.yaml')
-        self.assertEqual(
-            {k: v for k, v in identity['conditions'].items()
-             if k != 'persistent_database'}, keystone['conditions'])
-        for name in KEYSTONE_PARAMETERS:
-            self.assertEqual(identity['parameters'][name],
-                             keystone['parameters'][name], name)
+    def test_in_a_control_plane_it_takes_them(self):
+        alone = self.resources({})
+        served = self.resources({'infrastructure': INFRASTRUCTURE})
+        self.assertEqual(alone - OWN_INFRASTRUCTURE, served)
