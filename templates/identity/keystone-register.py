@@ -97,15 +97,31 @@ def one(found, what):
     return found[0] if found else None
 
 
+def shared(find, create, what):
+    """What `find` finds, else what `create` makes. Other services'
+    tasks may make it at the same moment (the `service` project and
+    role): a conflict means one did, so find it again."""
+    from keystoneauth1 import exceptions
+    found = one(find(), what)
+    if found is not None:
+        return found
+    try:
+        made = create()
+    except exceptions.Conflict:
+        print('%s: made meanwhile by another task' % what)
+        return one(find(), what)
+    print('%s: created' % what)
+    return made
+
+
 def ensure_user(ks):
     name, project_name = env('SERVICE_USER'), env('SERVICE_PROJECT',
                                                   'service')
-    project = one(ks.projects.list(domain=DOMAIN, name=project_name),
-                  'projects named %s' % project_name)
-    if project is None:
-        project = ks.projects.create(project_name, DOMAIN,
-                                     description='Service users')
-        print('project %s created' % project_name)
+    project = shared(
+        lambda: ks.projects.list(domain=DOMAIN, name=project_name),
+        lambda: ks.projects.create(project_name, DOMAIN,
+                                   description='Service users'),
+        'project %s' % project_name)
     user = one(ks.users.list(domain=DOMAIN, name=name),
                'users named %s' % name)
     if user is None:
@@ -118,11 +134,9 @@ def ensure_user(ks):
         ks.users.update(user, password=env('SERVICE_PASSWORD'))
         print('user %s: password set' % name)
     for role_name in filter(None, env('SERVICE_ROLES', 'service').split(',')):
-        role = one(ks.roles.list(name=role_name),
-                   'roles named %s' % role_name)
-        if role is None:
-            role = ks.roles.create(role_name)
-            print('role %s created' % role_name)
+        role = shared(lambda: ks.roles.list(name=role_name),
+                      lambda: ks.roles.create(role_name),
+                      'role %s' % role_name)
         ks.roles.grant(role, user=user, project=project)
         print('user %s has role %s on project %s' % (
             name, role_name, project_name))

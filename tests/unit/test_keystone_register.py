@@ -145,6 +145,29 @@ class RegisterTest(unittest.TestCase):
             ('grant', 'admin', 'glance', 'service')], ks.log)
         self.assertEqual('pw2', ks.users.items[0].password)
 
+    def test_a_project_and_role_made_meanwhile_by_another_service(self):
+        # Glance's and Placement's tasks run at once: between this task's
+        # look and its create, the other made the `service` project and
+        # role, and Keystone answers 409.
+        from keystoneauth1 import exceptions
+        ks = FakeKeystone()
+
+        def made_by_the_other(make):
+            def create(name, *args, **kwargs):
+                make(name)
+                raise exceptions.Conflict('Conflict occurred attempting '
+                                          'to store %s' % name)
+            return create
+
+        ks.projects.create = made_by_the_other(
+            lambda name: ks.projects._new(name=name))
+        ks.roles.create = made_by_the_other(
+            lambda name: ks.roles._new(name=name))
+        self.run_step(ks, 'user')
+        self.assertEqual([
+            ('user', 'glance'), ('grant', 'service', 'glance', 'service'),
+            ('grant', 'admin', 'glance', 'service')], ks.log)
+
     def test_catalog_then_a_new_url(self):
         ks = FakeKeystone()
         self.run_step(ks, 'catalog')

@@ -110,6 +110,12 @@ def cmd_down(args):
 def cmd_images(args):
     for ref in images.build_all(log=_log, only=args.names or None):
         print(ref)
+    cluster = controlplane.Cluster(args.state_dir)
+    node = node_mod.Node(cluster, log=_log) if cluster.info.get(
+        'node') else None
+    if node and node.status().get('containerd'):
+        # A running node gets what was just built (opt-in images too).
+        node.load_images()
 
 
 def cmd_docker_host(args):

@@ -314,10 +314,15 @@ class Node(object):
 
 
 def image_archives(log=print):
-    """(reference, docker-archive path) of every image the node runs."""
+    """(reference, docker-archive path) of every image the node runs: the
+    default set, built when missing, and the opt-in images built so far
+    (`tools/localcloud images glance placement`)."""
     versions = go.read_versions()
     pairs = [images.ensure(i, versions, log, load=False)
              for i in recipes.IMAGES]
+    pairs += [(recipes.ref(i.name, versions), images.archive_path(i, versions))
+              for i in recipes.OPTIONAL_IMAGES
+              if os.path.exists(images.archive_path(i, versions))]
     return pairs + [(dns.image_ref(), dns.image_archive(log=log))]
 
 
