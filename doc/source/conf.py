@@ -37,6 +37,7 @@ extensions = [
     'oslo_config.sphinxext',   # .. show-options:: [kubernetes] reference
     'reno.sphinxext',          # .. release-notes:: from releasenotes/notes
     'resource_reference',      # writes reference/resources.rst
+    'template_graph',          # writes user/controlplane-graph.inc
 ]
 
 root_doc = 'index'
