@@ -115,6 +115,25 @@ kubernetes_opts = [
              'at its timeout. The kubelet keeps retrying meanwhile, so a '
              'registry that is briefly unavailable does not fail a stack.'),
     cfg.IntOpt(
+        'ready_hold_seconds',
+        default=5,
+        min=0,
+        help='Seconds a workload (Pod, Deployment, StatefulSet, DaemonSet, '
+             'ReplicaSet) must stay ready, none of its containers exiting '
+             'or restarting, before the resource is complete. A container '
+             'that exits at once runs for a moment, and its pod reads '
+             'Ready until the kubelet sees it exit. 0 takes the first '
+             'ready reading (containers that exit are still caught while '
+             'Heat waits).'),
+    cfg.IntOpt(
+        'crash_restarts',
+        default=2,
+        min=1,
+        help='Restarts of one container while Heat waits for its workload '
+             'after which the resource fails, with the container\'s exit '
+             'code and the last lines it wrote (its termination message), '
+             'rather than at its timeout.'),
+    cfg.IntOpt(
         'watch_seconds',
         default=5,
         min=0,

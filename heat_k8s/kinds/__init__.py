@@ -54,6 +54,9 @@ class Kind:
     decides: frozenset = frozenset()    # related objects read on every poll
     explains: frozenset = frozenset()   # read for a failure or timeout only
     suspend: str | None = None          # SCALE, SUSPEND_FIELD or None
+    # Ready only once its pods stay up (kinds.steadiness): a container
+    # that exits at once is Running, and its pod Ready, for a moment.
+    holds: bool = False
 
     @property
     def related(self):
@@ -74,7 +77,7 @@ DECLARATIONS = (
          immutable=immutable.spec_except(
              'containers[*].image', 'initContainers[*].image',
              'activeDeadlineSeconds', 'tolerations'),
-         ready=readiness.pod),
+         ready=readiness.pod, holds=True),
     Kind('Job', 'batch/v1', 'jobs',
          name_max_len=63,  # pods carry the name as a label value
          # completions stays immutable even though elastic Indexed Jobs
@@ -89,7 +92,8 @@ DECLARATIONS = (
          ready=readiness.cronjob, suspend=SUSPEND_FIELD),
     Kind('Deployment', 'apps/v1', 'deployments',
          immutable=immutable.spec('selector'),
-         ready=readiness.deployment, explains=PODS, suspend=SCALE),
+         ready=readiness.deployment, explains=PODS, suspend=SCALE,
+         holds=True),
     Kind('StatefulSet', 'apps/v1', 'statefulsets',
          name_max_len=52,  # controller-revision-hash label <name>-<hash>
          # Only these spec fields may change; the rest
@@ -99,10 +103,11 @@ DECLARATIONS = (
              'replicas', 'ordinals', 'template', 'updateStrategy',
              'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy',
              'minReadySeconds'),
-         ready=readiness.statefulset, explains=PODS, suspend=SCALE),
+         ready=readiness.statefulset, explains=PODS, suspend=SCALE,
+         holds=True),
     Kind('DaemonSet', 'apps/v1', 'daemonsets',
          immutable=immutable.spec('selector'),
-         ready=readiness.daemonset, explains=PODS),
+         ready=readiness.daemonset, explains=PODS, holds=True),
     Kind('Service', 'v1', 'services', name_rule='dns1035-label',
          immutable=immutable.spec('clusterIP', 'clusterIPs') + (
              immutable.Rule('spec.type', values=('ExternalName',)),),
@@ -116,7 +121,7 @@ DECLARATIONS = (
     # --- kinds met through OS::Kubernetes::Resource or as related objects
     Kind('ReplicaSet', 'apps/v1', 'replicasets',
          immutable=immutable.spec('selector'),
-         ready=readiness.replicaset, explains=PODS),
+         ready=readiness.replicaset, explains=PODS, holds=True),
     Kind('RoleBinding', 'rbac.authorization.k8s.io/v1', 'rolebindings',
          immutable=(immutable.Rule('roleRef'),)),
     Kind('ClusterRoleBinding', 'rbac.authorization.k8s.io/v1',

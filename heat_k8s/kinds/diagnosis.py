@@ -42,7 +42,7 @@ _clip, _reason = verdict.clip, verdict.reason
 
 # --- pods ------------------------------------------------------------------
 
-def _exit(terminated):
+def exit_text(terminated):
     text = 'exit code %s' % terminated.get('exitCode')
     if terminated.get('reason') not in (None, '', 'Error', 'Completed'):
         text += ' (%s)' % terminated['reason']
@@ -77,7 +77,7 @@ def _container_problem(container, init, probe=None):
         terminated = state['terminated'] or {}
         if not terminated.get('exitCode'):
             return None
-        text = 'terminated with ' + _exit(terminated)
+        text = 'terminated with ' + exit_text(terminated)
         restarts = container.get('restartCount') or 0
         if restarts:
             # A 1.36 kubelet reports a container in back-off as terminated,
@@ -97,7 +97,7 @@ def _container_problem(container, init, probe=None):
     else:
         return None
     if last:
-        text += ' (last %s)' % _exit(last)
+        text += ' (last %s)' % exit_text(last)
     return rank, text
 
 

@@ -177,6 +177,7 @@ class Observed:
             return result
 
         watcher = kube_mod.Kube.watcher_for(deciding)
+        pods = self._pods_of(manifest['kind'], seen)
 
         def watch(obj, seconds):
             return getattr(self._kube(), watcher)(obj, seconds)
@@ -187,7 +188,19 @@ class Observed:
             watch_seconds=CONF.kubernetes.watch_seconds,
             poll_interval_max=CONF.kubernetes.poll_interval_max,
             stuck_grace=CONF.kubernetes.image_pull_grace,
-            watch=watch if watched else None, name=self.name)
+            watch=watch if watched else None, name=self.name, pods=pods,
+            hold_seconds=CONF.kubernetes.ready_hold_seconds,
+            crash_restarts=CONF.kubernetes.crash_restarts)
+
+    @staticmethod
+    def _pods_of(kind, seen):
+        """What reads the pods that must stay up for a workload to be
+        ready (kinds.steadiness), or None for other kinds."""
+        if not kinds.declared(kind).holds:
+            return None
+        if kind == 'Pod':
+            return lambda obj: [obj]
+        return lambda obj: seen.related(obj, kinds.PODS).get('pods')
 
     def _show_progress(self, text):
         """Store text as this waiting resource's status reason.

@@ -31,6 +31,7 @@ from oslo_log import log as logging
 
 from heat_k8s.client import errors
 from heat_k8s.kinds import readiness
+from heat_k8s.kinds import steadiness
 
 LOG = logging.getLogger(__name__)
 
@@ -79,6 +80,11 @@ class Wait:
     forbidden_since: float | None = None  # clock() value of the first 403
     shown: str | None = None     # the progress text last stored
     shown_at: float | None = None  # clock() value it was stored at
+    # A workload's pods (steadiness): restart counts when first seen and
+    # when last seen, and since when it has been ready and steady.
+    restarts_first: dict | None = None
+    restarts_last: dict | None = None
+    steady_since: float | None = None
 
     @classmethod
     def start(cls, seconds, timeout=None, wait=True, props=None,
@@ -106,17 +112,26 @@ class Awaiter:
     poll_interval_max are the [kubernetes] options of the same names;
     stuck_grace ([kubernetes] image_pull_grace) how long a stuck verdict
     (an image that cannot be pulled) may last before the wait fails.
+    pods(obj) -> the pods of a workload that must stay up (None: the kind
+    has none): once its rule reads READY, it is ready only after
+    hold_seconds without a container exiting or restarting
+    ([kubernetes] ready_hold_seconds), and fails once a container
+    restarted crash_restarts times while Heat waited.
     """
 
     def __init__(self, read, judge, events, describe, watch_seconds,
                  poll_interval_max, watch=None, name='', clock=CLOCK,
-                 stuck_grace=60):
+                 stuck_grace=60, pods=None, hold_seconds=0,
+                 crash_restarts=2):
         self.read, self.judge, self.events = read, judge, events
         self.describe, self.watch, self.name = describe, watch, name
         self.watch_seconds = watch_seconds
         self.poll_interval_max = poll_interval_max
         self.clock = clock
         self.stuck_grace = stuck_grace
+        self.pods = pods
+        self.hold_seconds = hold_seconds
+        self.crash_restarts = crash_restarts
 
     def ready(self, wait):
         """READY, PollAgain, or Failed raised with what was not ready."""
@@ -141,6 +156,9 @@ class Awaiter:
                     wait):
                 obj, verdict = self._watch_verdict(obj, wait, verdict)
                 watched = True
+            if self.pods is not None and (
+                    closer or verdict.state == readiness.READY):
+                verdict = self._steadiness(wait, obj, verdict)
         except errors.ApiError as exc:
             if not self._retryable(exc, wait):
                 raise
@@ -148,7 +166,8 @@ class Awaiter:
             return self._delay(wait)
         wait.forbidden_since = None
         if verdict.state == readiness.READY:
-            return READY
+            return self._held(wait) or READY
+        wait.steady_since = None  # the hold starts again at the next READY
         if verdict.state == readiness.FAILED:
             raise Failed(self._failure(verdict, obj))
         # A watch that ran into the deadline leaves the message to the next
@@ -238,6 +257,42 @@ class Awaiter:
             if verdict.state != readiness.PROGRESSING:
                 break
         return obj, verdict
+
+    def _steadiness(self, wait, obj, verdict):
+        """The verdict, unless a container of the workload's pods exited
+        or restarted since the last look (PROGRESSING: the hold starts
+        again) or restarted crash_restarts times in this wait (FAILED)."""
+        if verdict.state == readiness.FAILED:
+            return verdict
+        pods = self.pods(obj)
+        counts = steadiness.restart_counts(pods)
+        if wait.restarts_first is None:
+            wait.restarts_first = wait.restarts_last = counts
+        unsteady = steadiness.judge(pods, wait.restarts_first,
+                                    wait.restarts_last, self.crash_restarts)
+        wait.restarts_last = counts
+        if unsteady is None:
+            return verdict
+        wait.steady_since = None
+        if unsteady.state == readiness.FAILED:
+            return unsteady
+        return verdict if verdict.state != readiness.READY else unsteady
+
+    def _held(self, wait):
+        """PollAgain until a workload has been ready and steady for
+        hold_seconds; None once it has (or when it has no pods to hold)."""
+        if self.pods is None or self.hold_seconds <= 0:
+            return None
+        now = self.clock()
+        if wait.steady_since is None:
+            wait.steady_since = now
+        left = self.hold_seconds - (now - wait.steady_since)
+        if left <= 0:
+            return None
+        # The next look reads the object afresh: the version a watch
+        # delivered is what made it ready, not what it is now.
+        wait.live = None
+        return PollAgain(max(1, int(left + 0.999)))
 
     def _fail_if_stuck_too_long(self, wait, verdict, obj):
         if not verdict.stuck:

@@ -1,0 +1,147 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""A crash is not ready: the waiter's hold and the steadiness rules,
+replaying what the waiter judged on the real node.
+
+tests/functional/test_steadiness.py recorded, each time the waiter looked,
+the workload and its pods (fixtures/real/steady_<case>.json): a
+Deployment whose container exits at once with code 3, one whose
+container exits 0, a Pod whose readiness probe passes once, and a
+Deployment that stays up. The looks replay in order on a fake clock.
+"""
+
+import pytest
+
+from heat_k8s.kinds import readiness
+from heat_k8s.kinds import steadiness
+from heat_k8s.waiting import awaiter
+from tests.unit.fixtures import load
+
+HOLD = 5
+MESSAGE = 'cannot open /etc/app/app.conf'
+
+
+def looks(case):
+    return load('real/steady_' + case)
+
+
+class Clock:
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
+
+
+class Replay:
+    """Reads replay the recorded looks after the first (the object the
+    apply returned), each no earlier than when it was recorded; pods are
+    those of the look last read."""
+
+    def __init__(self, case, hold=HOLD, limit=2, holds=True, seconds=600):
+        self.looks = looks(case)
+        self.clock = Clock()
+        self.current = self.looks.pop(0)
+        self.waiter = awaiter.Awaiter(
+            read=self.read, judge=self.judge, events=lambda obj: [],
+            describe=lambda: 'Deployment demo/web', watch=None,
+            watch_seconds=0, poll_interval_max=20, clock=self.clock,
+            pods=self.pods if holds else None, hold_seconds=hold,
+            crash_restarts=limit)
+        self.started = self.clock.now
+        self.wait = awaiter.Wait.start(seconds, timeout=seconds,
+                                       clock=self.clock)
+        self.wait.live = self.current['object']
+
+    def read(self):
+        self.current = self.looks.pop(0)
+        self.clock.now = max(self.clock.now,
+                             self.started + self.current['seconds'])
+        return self.current['object']
+
+    def judge(self, obj, explain):
+        return readiness.evaluate(obj, {'pods': self.current['pods']})
+
+    def pods(self, obj):
+        return self.current['pods']
+
+    def run(self):
+        """The waiter's answers until the wait ends: [PollAgain...,
+        READY] (Failed raises)."""
+        answers = []
+        while True:
+            answer = self.waiter.ready(self.wait)
+            answers.append(answer)
+            if answer is awaiter.READY:
+                return answers
+            self.clock.now += answer.seconds
+
+
+def test_the_rule_alone_reads_a_container_that_exits_at_once_ready():
+    # The defect: the Deployment is available while its only container
+    # runs for a moment.
+    first = looks('exits_at_once')[0]
+    assert readiness.evaluate(first['object']).state == readiness.READY
+    assert Replay('exits_at_once', holds=False).run() == [awaiter.READY]
+
+
+def test_a_container_that_exits_at_once_fails_with_its_exit_code():
+    replay = Replay('exits_at_once')
+    with pytest.raises(awaiter.Failed) as failed:
+        replay.run()
+    message = str(failed.value)
+    assert message.startswith('Deployment demo/web failed: pod ')
+    assert 'container app restarted 2 times, last exited with exit code 3: ' \
+        + MESSAGE in message
+    assert 'keeps exiting while Heat waits for it to stay up' in message
+
+
+def test_exit_0_in_a_deployment_keeps_exiting():
+    with pytest.raises(awaiter.Failed) as failed:
+        Replay('exit_0').run()
+    assert 'last exited with exit code 0' in str(failed.value)
+
+
+def test_a_probe_that_passed_once_is_not_ready_at_the_timeout():
+    # Ready at the first look; by the end of the hold the probe failed,
+    # and the hold starts again only at the next ready look: none.
+    with pytest.raises(awaiter.Failed) as failed:
+        Replay('probe_once', seconds=30).run()
+    message = str(failed.value)
+    assert message.startswith('Deployment demo/web not ready after 30s '
+                              '(timeout property): ')
+    assert 'running but not ready (readiness probe exec sh -c test ! -e ' \
+        '/tmp/probed && touch /tmp/probed not passing)' in message
+
+
+def test_a_container_that_stays_up_is_ready_after_the_hold():
+    replay = Replay('stays_up')
+    assert replay.run() == [awaiter.PollAgain(HOLD), awaiter.READY]
+
+
+def test_without_a_hold_the_first_steady_look_is_ready():
+    assert Replay('stays_up', hold=0).run() == [awaiter.READY]
+
+
+def test_restarts_are_counted_from_the_first_look():
+    first, last = (look['pods'] for look in looks('exits_at_once'))
+    counts = steadiness.restart_counts(first)
+    assert list(counts.values()) == [0]
+    # One restart since the first look: not ready yet, not failed.
+    one = steadiness.judge(last, {k: 1 for k in counts}, counts, 2)
+    assert one.state == readiness.PROGRESSING
+    assert one.message.endswith('waiting for it to stay up')
+    failed = steadiness.judge(last, counts, counts, 2)
+    assert failed.state == readiness.FAILED
+    # Nothing changed since the last look: steady.
+    assert steadiness.judge(first, counts, counts, 2) is None
