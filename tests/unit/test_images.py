@@ -101,15 +101,33 @@ class ReferenceTest(unittest.TestCase):
         self.assertEqual(('keystone', 'glance'), tuple(
             i.name for i in images._selected(['glance', 'keystone'])))
 
-    def test_the_node_imports_the_default_set_only(self):
-        # Importing an opt-in image would build it: not on `up`.
+    def test_the_node_imports_the_opt_in_images_only_once_built(self):
+        # Importing an opt-in image must not build it (not on `up`): the
+        # node takes those `tools/localcloud images glance` left.
         from lc.kubernetes import node
-        with mock.patch.object(images, 'ensure',
-                               side_effect=lambda i, *a, **k: (i.name, '')), \
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        built = os.path.join(tmp, 'glance.tar')
+        open(built, 'w').close()
+        built_for = []
+
+        def ensure(image, *args, **kwargs):
+            built_for.append(image.name)
+            return image.name, ''
+        with mock.patch.object(images, 'ensure', side_effect=ensure), \
+                mock.patch.object(images, 'archive_path',
+                                  side_effect=lambda i, v: os.path.join(
+                                      tmp, i.name + '.tar')), \
+                mock.patch.object(recipes, 'ref',
+                                  side_effect=lambda name, v: name), \
                 mock.patch.object(node.dns, 'image_ref', return_value='dns'), \
                 mock.patch.object(node.dns, 'image_archive', return_value=''):
-            names = [ref for ref, _ in node.image_archives()]
-        self.assertEqual([i.name for i in recipes.IMAGES] + ['dns'], names)
+            pairs = node.image_archives()
+        default = [i.name for i in recipes.IMAGES]
+        self.assertEqual(default, built_for)
+        self.assertEqual(default + ['glance', 'dns'],
+                         [ref for ref, _ in pairs])
+        self.assertIn(('glance', built), pairs)
 
     def test_archive_named_after_tag_and_recipe(self):
         image = recipes.BY_NAME['postgres']
