@@ -60,8 +60,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FILES = {
     'hooks/script.py': 'var/lib/heat-config/hooks/script',
     'hooks/docker_cmd.py': 'var/lib/heat-config/hooks/docker-cmd',
-    'docker_cmd_cleanup.py':
-        'usr/libexec/os-refresh-config/configure.d/50-heat-config-docker-cmd',
     'heat_k8s_files_cleanup.py':
         'usr/libexec/os-refresh-config/configure.d/51-heat-k8s-files',
     'heat_config.py':
@@ -75,6 +73,8 @@ FILES = {
 }
 EXECUTABLE = ('hooks/', 'usr/libexec/os-refresh-config/', 'usr/local/bin/')
 APPLY_CONFIG = 'usr/libexec/os-refresh-config/configure.d/20-os-apply-config'
+DOCKER_CMD_CLEANUP = ('usr/libexec/os-refresh-config/configure.d/'
+                      '50-heat-config-docker-cmd')
 ENV_FILE = 'etc/heat-config-agent.env'
 UNIT = 'etc/systemd/system/os-collect-config.service'
 FIRST_COLLECT_CONFIG = '''\
@@ -146,6 +146,14 @@ def apply_config_script(root):
                 shlex.quote(root)))
 
 
+def docker_cmd_cleanup_script(root):
+    return ('#!/bin/sh\n'
+            '# Remove the containers of docker-cmd configurations that are\n'
+            '# gone, before the dispatcher runs the new ones.\n'
+            'exec %s cleanup\n' % shlex.quote(os.path.join(
+                root, FILES['hooks/docker_cmd.py'])))
+
+
 def write(path, text, mode):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = path + '.tmp'
@@ -163,6 +171,8 @@ def install(root, venv=None, log=print, docker_cmd=None, service=False):
             else 0o644
         write(os.path.join(root, dest), texts[src], mode)
     write(os.path.join(root, APPLY_CONFIG), apply_config_script(root), 0o755)
+    write(os.path.join(root, DOCKER_CMD_CLEANUP),
+          docker_cmd_cleanup_script(root), 0o755)
     for d in ('var/lib/heat-config/deployed', 'var/run/heat-config'):
         os.makedirs(os.path.join(root, d), mode=0o700, exist_ok=True)
     env = environment(root, venv, docker_cmd)

@@ -25,7 +25,8 @@ settings' flags, the image and the command; ``action: exec`` runs the
 command in the container named by its first word. An exit code outside
 ``exit_codes`` (default ``[0]``) fails the deployment and stops it there.
 Input ``deploy_action: DELETE`` does nothing: containers of configurations
-that are gone are removed by the os-refresh-config cleanup script.
+that are gone are removed by ``docker-cmd cleanup``, which os-refresh-config
+runs before the dispatcher (cleanup() below).
 
 Prints ``deploy_stdout``, ``deploy_stderr``, ``deploy_status_code`` and,
 on failure, ``failure_reason`` (the failing command's stderr) for
@@ -39,6 +40,10 @@ import random
 import string
 import subprocess
 import sys
+
+# The deployments os-apply-config rendered (cleanup's list of what stays).
+CONF_FILE = os.environ.get('HEAT_SHELL_CONFIG',
+                           '/var/run/heat-config/heat-config')
 
 LABELS = ('deploy_stack_id', 'deploy_resource_name')
 MANAGED_BY = 'managed_by=docker-cmd'
@@ -214,7 +219,83 @@ def deploy(deployment, log=sys.stderr):
     return response(stdouts, stderrs, 0)
 
 
+# --- cleanup: configurations that are gone ----------------------------------
+
+def wanted_config_ids(deployments):
+    return {d['id'] for d in deployments if d.get('group') == 'docker-cmd'}
+
+
+def stale(containers, wanted):
+    """Names of the containers (name, config_id) whose config is gone."""
+    return sorted(name for name, config_id in containers
+                  if config_id and config_id not in wanted)
+
+
+def renames(containers):
+    """(current, desired) pairs: suffixed containers whose desired name
+    (their container_name label) no container holds."""
+    names = {name for name, _ in containers}
+    return sorted((name, desired) for name, desired in containers
+                  if desired and desired != name and desired not in names)
+
+
+def managed_containers():
+    """[(name, labels)] of every docker-cmd container. `ps` lists them and
+    `inspect` reads their labels (docker's and podman's `ps --format`
+    disagree about labels; their `inspect` JSON agrees)."""
+    out, err, code = execute(docker_cmd() + [
+        'ps', '-a', '-q', '--filter', 'label=managed_by=docker-cmd'])
+    if code:
+        raise RuntimeError('listing containers failed: %s' % err.strip())
+    ids = out.split()
+    if not ids:
+        return []
+    out, err, code = execute(docker_cmd() + ['inspect', '--type',
+                                             'container'] + ids)
+    if code:
+        raise RuntimeError('inspecting containers failed: %s' % err.strip())
+    return [(c['Name'].lstrip('/'), (c.get('Config') or {}).get('Labels')
+             or {}) for c in json.loads(out)]
+
+
+def cleanup():
+    """os-refresh-config's configure.d/50-heat-config-docker-cmd (runs
+    `docker-cmd cleanup`), before the dispatcher: containers labelled
+    managed_by=docker-cmd whose config_id is no longer among the server's
+    docker-cmd deployments (updated or deleted) are removed, freeing
+    their names for the new configuration's containers; then containers
+    running under a suffixed name (<name>-<random>, started while the
+    name was taken) get their container_name back when it is free."""
+    def log(msg):
+        sys.stderr.write('heat-config-docker-cmd: %s\n' % msg)
+
+    if not os.path.exists(CONF_FILE):
+        log('no deployments file %s' % CONF_FILE)
+        return 0
+    try:
+        with open(CONF_FILE) as f:
+            wanted = wanted_config_ids(json.load(f) or [])
+    except ValueError as e:
+        log('unreadable deployments file: %s' % e)
+        return 0
+    managed = managed_containers()
+    for name in stale([(n, labels.get('config_id')) for n, labels in managed],
+                      wanted):
+        log('removing %s (its configuration is gone)' % name)
+        _, err, code = execute(docker_cmd() + ['rm', '-f', name])
+        if code:
+            log('removing %s failed: %s' % (name, err.strip()))
+    for current, desired in renames(
+            [(n, labels.get('container_name'))
+             for n, labels in managed_containers()]):
+        log('renaming %s to %s' % (current, desired))
+        execute(docker_cmd() + ['rename', current, desired])
+    return 0
+
+
 def main():
+    if sys.argv[1:] == ['cleanup']:
+        return cleanup()
     json.dump(deploy(json.load(sys.stdin)), sys.stdout)
     return 0
 

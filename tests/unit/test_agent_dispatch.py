@@ -15,13 +15,14 @@
 
 import json
 import os
+import subprocess
 import tempfile
 import unittest
 
 from tests.unit.test_agent_docker_cmd import load
 
 heat_config = load('heat_config.py', 'agent_heat_config')
-cleanup = load('docker_cmd_cleanup.py', 'agent_cleanup')
+cleanup = load('hooks/docker_cmd.py', 'agent_docker_cmd_cleanup')
 files_cleanup = load('heat_k8s_files_cleanup.py', 'agent_files_cleanup')
 notify = load('heat_config_notify.py', 'agent_notify')
 install = load('install.py', 'agent_install')
@@ -162,6 +163,29 @@ class InstallTest(unittest.TestCase):
                               '51-heat-k8s-files', '55-heat-config'],
                              parts)
             self.assertTrue(env['HEAT_SHELL_CONFIG'].startswith(root))
+            # The cleanup part runs the docker-cmd hook's cleanup: here a
+            # docker CLI that lists one container of a configuration gone.
+            fake = os.path.join(root, 'fake-docker')
+            with open(fake, 'w') as f:
+                f.write('#!/bin/sh\necho "$@" >> %s/calls\n'
+                        'case "$1" in ps) echo c1;; inspect) echo \'[{"Name":'
+                        ' "/db", "Config": {"Labels": {"config_id": "gone"}}}]'
+                        '\';; esac\n' % root)
+            os.chmod(fake, 0o700)
+            deployments = os.path.join(root, 'deployments.json')
+            with open(deployments, 'w') as f:
+                json.dump([{'id': 'kept', 'group': 'docker-cmd'}], f)
+            part = os.path.join(env['OS_REFRESH_CONFIG_BASE_DIR'],
+                                'configure.d', '50-heat-config-docker-cmd')
+            ran = subprocess.run([part], env=dict(
+                os.environ, HEAT_DOCKER_CMD=fake,
+                HEAT_SHELL_CONFIG=deployments), capture_output=True,
+                text=True, timeout=60)
+            self.assertEqual(0, ran.returncode, ran.stderr)
+            self.assertIn('removing db (its configuration is gone)',
+                          ran.stderr)
+            with open(os.path.join(root, 'calls')) as f:
+                self.assertIn('rm -f db', f.read())
 
     def test_defaults_on_a_real_server(self):
         env = install.environment('/', None)
