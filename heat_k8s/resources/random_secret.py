@@ -55,7 +55,10 @@ class RandomSecret(sensitive.Fingerprinted, resource.Resource):
     value (the resource is replaced). Replacing an OS::Heat::RandomString
     of the same name, e.g. when a template moves to this type, it takes
     that resource's value, so an updated stack keeps its passwords.
-    With value set, it seals that value instead (a typed password).
+    With value set, it seals that value instead (a typed password); a
+    value that holds references of this project is sealed opened (a
+    nested stack given another RandomSecret's reference keeps the same
+    value, and its properties show only the reference).
     """
 
     sensitive_properties = (VALUE,)
@@ -100,15 +103,15 @@ class RandomSecret(sensitive.Fingerprinted, resource.Resource):
                 self.name, ring.problem or keyring.NO_KEYS))
 
     def handle_create(self):
-        self._seal(self.properties[VALUE] or self._replaced_value() or
-                   self._generate())
+        self._seal(self._typed(self.properties[VALUE]) or
+                   self._replaced_value() or self._generate())
         self.resource_id_set(self.physical_resource_name())
 
     def handle_update(self, json_snippet, tmpl_diff, prop_diff):
         # Heat compares the stored fingerprint with the value: only a
         # different fingerprint is a new value.
         if VALUE in prop_diff:
-            value = prop_diff[VALUE] or self._generate()
+            value = self._typed(prop_diff[VALUE]) or self._generate()
             if sensitive.fingerprint(value, self.stack.tenant_id) != (
                     self.data().get(FINGERPRINT)):
                 self._seal(value)
@@ -130,6 +133,16 @@ class RandomSecret(sensitive.Fingerprinted, resource.Resource):
         self.data_set(FINGERPRINT, sensitive.fingerprint(
             value, self.stack.tenant_id))
         self.attributes.reset_resolved_values()
+
+    def _typed(self, value):
+        """A typed value, with the references it holds opened."""
+        if not value or not sealing.contains_reference(value):
+            return value
+        try:
+            return sealing.open_text(value, self.stack.tenant_id,
+                                     sensitive.keyring())
+        except sealing.SealError as exc:
+            raise exception.Error('%s: value: %s' % (self.name, exc))
 
     def _generate(self):
         if self.properties[FORMAT] == FERNET_KEY:

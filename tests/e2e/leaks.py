@@ -58,6 +58,9 @@ SECRET_ENV = {'MARIADB_ROOT_PASSWORD': 'database root password',
               'MYSQL_PWD': 'database root password',
               'KEYSTONE_DB_PASSWORD': 'keystone database password',
               'OS_BOOTSTRAP_PASSWORD': 'admin password'}
+# A secret variable's needle that SECRET_ENV does not name (another
+# service's): '<container> <VARIABLE>', as secret_env_needles names it.
+SECRET_VARIABLE = re.compile(r'[a-z0-9-]+ [A-Z][A-Z0-9_]*')
 FERNET_KEY = re.compile(r'fernet-keys[/_](\d+)$')
 # The generated secrets of templates/identity.yaml (at rotation 0) and the
 # admin password: each must be found where it belongs, or the search read
@@ -65,6 +68,12 @@ FERNET_KEY = re.compile(r'fernet-keys[/_](\d+)$')
 IDENTITY_NEEDLES = {'admin password', 'database root password',
                     'keystone database password', 'Fernet key keystone/0',
                     'Fernet key keystone/1', 'Fernet key keystone-bootstrap/0'}
+# templates/controlplane.yaml's: Keystone's, and each other service's
+# database password and service user's password (the tasks that set them
+# name them; the admin password is the same value everywhere).
+CONTROLPLANE_NEEDLES = IDENTITY_NEEDLES | {
+    '%s-db-create SERVICE_DB_PASSWORD' % s for s in ('glance', 'placement')
+} | {'%s-service-user SERVICE_PASSWORD' % s for s in ('glance', 'placement')}
 HEAT_DATABASE = "Heat's database"
 HEAT_SOURCES = {HEAT_DATABASE, 'stack show', 'stack template show',
                 'stack environment show',
@@ -218,7 +227,8 @@ def allowed(source, name):
     if source in (SECRET_DATA, HOST_SECRET_FILE):
         return True
     if source == PODMAN_INSPECT:   # the host's root: the variables only
-        return name in SECRET_ENV.values()
+        return name in SECRET_ENV.values() or SECRET_VARIABLE.fullmatch(
+            name) is not None
     # A typed hidden parameter: Heat stores it and exports it in clear.
     return (source in (EXPORT_PARAMETERS, HEAT_DATABASE) and
             name == 'admin password')

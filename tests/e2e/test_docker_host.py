@@ -13,15 +13,18 @@
 
 """The docker backend for real: this machine as the deployed server.
 
-``templates/identity.yaml`` with ``environments/deployed-server-docker.yaml``
-is created with HEAT_SIGNAL deployments; ``tools/localcloud docker-host``
-starts the heat-config agent chain with the host's ``agent_config``
-(os-collect-config polling Heat, our dispatcher and hooks, podman), which
-runs MariaDB, memcached, the database steps, db_sync, the API and the
-bootstrap as containers from the locally built images; Keystone then
-issues a token. Update, delete and failures are checked on the host
-itself: podman's containers (label ``managed_by=docker-cmd``) and the
-services' files under DockerStateDir.
+``templates/controlplane.yaml`` with
+``environments/deployed-server-docker.yaml`` is created with HEAT_SIGNAL
+deployments; ``tools/localcloud docker-host`` starts the heat-config agent
+chain with the host's ``agent_config`` (os-collect-config polling Heat, our
+dispatcher and hooks, podman), which runs MariaDB, memcached, then
+Keystone, Glance and Placement (each its database steps, its schema steps,
+its API, its registration in Keystone) as containers from the locally
+built images; an image then goes up through Glance and comes back, and
+Placement answers, through the stack's own Keystone. The same template
+and parameters then run on the real Kubernetes node. Update, delete and
+failures are checked on the host itself: podman's containers (label
+``managed_by=docker-cmd``) and the services' files under DockerStateDir.
 """
 
 import json
@@ -29,11 +32,13 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 
 import pytest
 
+from tests.e2e import controlplane as services
 from tests.e2e import leaks
 from tests.e2e import probe
 from tests.e2e import stacks
@@ -44,11 +49,20 @@ from lc import docker_host  # noqa: E402
 
 REPO = cloud.REPO
 ENVIRONMENTS = os.path.join(REPO, 'environments')
-IDENTITY = os.path.join(REPO, 'templates', 'identity.yaml')
+CONTROLPLANE = os.path.join(REPO, 'templates', 'controlplane.yaml')
 IMAGES_ENV = os.path.join(ENVIRONMENTS, 'localcloud-images.yaml')
 DOCKER_ENVS = [os.path.join(ENVIRONMENTS, name) for name in (
     'deployed-server-docker.yaml', 'localcloud-images.yaml',
-    'localcloud-docker-host.yaml')]
+    'localcloud-controlplane-images.yaml', 'localcloud-docker-host.yaml')]
+# The containers of the control plane on one host: the services and the
+# run-to-completion steps (health checks are execs, not containers).
+SERVICES = ('mariadb', 'memcached', 'keystone', 'glance', 'placement')
+TASKS = ('keystone-db-create', 'keystone-db-check', 'keystone-db-expand',
+         'keystone-db-contract', 'keystone-bootstrap', 'keystone-db-retire',
+         'glance-db-create', 'glance-service-user', 'glance-db-expand',
+         'glance-db-migrate', 'glance-db-contract', 'glance-catalog',
+         'placement-db-create', 'placement-service-user',
+         'placement-db-sync', 'placement-catalog')
 STATE_DIR = '/var/lib/heat-k8s'
 ADMIN_PASSWORD = 'dh-Admin-' + uuid.uuid4().hex[:12]
 TIMEOUT = 900
@@ -143,22 +157,24 @@ def outputs(localcloud, name):
 
 @pytest.fixture(scope='module')
 def images(localcloud):
-    """The images the identity template runs, built or found in podman."""
+    """The images the control plane runs, built or found in podman (and
+    imported into the real node, which runs them in the swap test)."""
     cloud.localcloud(localcloud.state_dir, 'images', 'mariadb', 'memcached',
-                     'keystone', 'keystone-2026.1')
+                     'keystone', 'keystone-2026.1', 'glance', 'placement')
     assert os.path.exists(IMAGES_ENV), IMAGES_ENV
 
 
 @pytest.fixture(scope='module')
-def identity(localcloud, images):
+def controlplane(localcloud, images):
     suffix = uuid.uuid4().hex[:6]
-    info = {'stack': 'dh-identity-' + suffix, 'prefix': 'dh%s-' % suffix}
+    info = {'stack': 'dh-cp-' + suffix, 'prefix': 'dh%s-' % suffix}
     params = {'admin_password': ADMIN_PASSWORD, 'prefix': info['prefix']}
-    info['create_args'] = create_args(IDENTITY, params)
+    info['params'] = params
+    info['create_args'] = create_args(CONTROLPLANE, params)
     info['log_offsets'] = leaks.log_offsets(localcloud)
     started = time.monotonic()
     try:
-        create(localcloud, info['stack'], IDENTITY, params)
+        create(localcloud, info['stack'], CONTROLPLANE, params)
         start_agent(localcloud, info['stack'])
         info['created'] = wait(localcloud, info['stack'], 'CREATE')
         info['started'] = started
@@ -182,27 +198,32 @@ def token(localcloud, auth_url):
          '-f', 'json'], env=env, capture_output=True, text=True, timeout=60)
 
 
-def test_keystone_answers_on_the_docker_host(localcloud, identity):
-    status = identity['created']
+def test_the_control_plane_answers_on_the_docker_host(localcloud,
+                                                      controlplane,
+                                                      tmp_path):
+    status = controlplane['created']
     assert status['stack_status'] == 'CREATE_COMPLETE', (
         status['stack_status_reason'],
-        [e for e in events(localcloud, identity['stack'])
+        [e for e in events(localcloud, controlplane['stack'])
          if 'FAILED' in e['resource_status']])
-    auth_url = outputs(localcloud, identity['stack'])['auth_url']
-    assert auth_url == 'http://127.0.0.2:5000/v3'
-    result = token(localcloud, auth_url)
-    assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout)['id']
-    print('stack create to a token: %.0fs (CREATE_COMPLETE after %.0fs)' % (
-        time.monotonic() - identity['started'], identity['create_seconds']))
-    p, stack = identity['prefix'], identity['stack']
+    out = outputs(localcloud, controlplane['stack'])
+    assert out['auth_url'] == 'http://127.0.0.2:5000/v3'
+    assert out['glance_public_endpoint'] == 'http://127.0.0.2:9292'
+    assert out['placement_public_endpoint'] == 'http://127.0.0.2:8778'
+    answered = services.answers(localcloud, out['auth_url'], ADMIN_PASSWORD,
+                                str(tmp_path), controlplane['prefix'] + 'img')
+    assert answered['same_bytes'], answered
+    assert (answered['placement'], answered['providers'],
+            answered['placement_without_token']) == (200, [], 401), answered
+    print('docker host: stack create to the first image saved back: %.0fs '
+          '(CREATE_COMPLETE after %.0fs)' % (
+              time.monotonic() - controlplane['started'],
+              controlplane['create_seconds']))
+    p, stack = controlplane['prefix'], controlplane['stack']
     running = containers(localcloud, stack)
-    for name in ('mariadb', 'memcached', 'keystone'):
-        assert p + name in running
+    assert sorted(running) == sorted(p + n for n in SERVICES + TASKS)
     # Run-to-completion steps ran and stay until their configuration goes.
-    for name in ('keystone-db-create', 'keystone-db-check',
-                 'keystone-db-expand', 'keystone-db-contract',
-                 'keystone-bootstrap', 'keystone-db-retire'):
+    for name in TASKS:
         state = podman(localcloud, stack, 'inspect', '--format',
                        '{{.State.Status}} {{.State.ExitCode}}',
                        p + name).split()
@@ -251,13 +272,14 @@ def listening(pids):
 
 
 def test_services_listen_only_on_the_address_the_template_names(
-        localcloud, identity):
+        localcloud, controlplane):
     """Host networking, nothing published: each service's processes
     listen on the host address the template names (127.0.0.2 here), on
     no other address."""
-    p, stack = identity['prefix'], identity['stack']
+    p, stack = controlplane['prefix'], controlplane['stack']
     expected = {'mariadb': {'3306'}, 'memcached': {'11211'},
-                'keystone': {'5000'}}
+                'keystone': {'5000'}, 'glance': {'9292'},
+                'placement': {'8778'}}
     for name, ports in expected.items():
         pid, mode, bindings = podman(
             localcloud, stack, 'inspect', '--format',
@@ -272,17 +294,17 @@ def test_services_listen_only_on_the_address_the_template_names(
                 for _, address in sockets} == ports, (name, sockets)
 
 
-def test_docker_no_secret_value_outside_its_files(localcloud, identity):
+def test_docker_no_secret_value_outside_its_files(localcloud, controlplane):
     """Every text a user or an operator reads, the agent's log included,
     searched for the stack's secret values: only the files the containers
     read hold them (and Heat's export the admin password, a top-level
     hidden parameter)."""
-    p, stack = identity['prefix'], identity['stack']
+    p, stack = controlplane['prefix'], controlplane['stack']
     started = time.monotonic()
     collector = leaks.Collector(localcloud)
     try:
-        places = (collector.heat(stack, identity['create_args']) +
-                  collector.logs(identity['log_offsets'], [
+        places = (collector.heat(stack, controlplane['create_args']) +
+                  collector.logs(controlplane['log_offsets'], [
                       docker_host.process_name(stack) + '.log']) +
                   collector.host(STATE_DIR, p) + collector.database())
     finally:
@@ -295,7 +317,7 @@ def test_docker_no_secret_value_outside_its_files(localcloud, identity):
         len(places), time.monotonic() - started))
     needles = leaks.host_needles(STATE_DIR, p)
     needles[ADMIN_PASSWORD] = 'admin password'
-    assert set(needles.values()) == leaks.IDENTITY_NEEDLES
+    assert set(needles.values()) == leaks.CONTROLPLANE_NEEDLES
     problems = leaks.check(places, needles, leaks.HEAT_SOURCES | {
         'software config show', 'software deployment show',
         'software deployment metadata show', 'docker host agent log',
@@ -304,11 +326,11 @@ def test_docker_no_secret_value_outside_its_files(localcloud, identity):
 
 
 def test_a_version_change_on_one_host_has_a_measured_gap(localcloud,
-                                                        identity):
+                                                        controlplane):
     """One container per service: the agent replaces Keystone's, so the
     API does not answer for a moment. Measured (and bounded), not hidden:
     30.0.0 -> 29.1.0, no migration between them."""
-    p, stack = identity['prefix'], identity['stack']
+    p, stack = controlplane['prefix'], controlplane['stack']
     report, _ = _update_with_probe(localcloud, stack,
                                    keystone_version='29.1.0')
     image = podman(localcloud, stack, 'inspect', '--format',
@@ -320,17 +342,17 @@ def test_a_version_change_on_one_host_has_a_measured_gap(localcloud,
     assert result.returncode == 0, result.stderr
 
 
-def test_rotations_restart_exactly_their_readers(localcloud, identity):
+def test_rotations_restart_exactly_their_readers(localcloud, controlplane):
     """fernet_rotation replaces Keystone's container alone;
     database_password_rotation (with an ini override of keystone.conf,
     which the same containers read) replaces it and runs again the tasks
     that read the password or keystone.conf. A token issued before both
     stays valid."""
-    p, stack = identity['prefix'], identity['stack']
+    p, stack = controlplane['prefix'], controlplane['stack']
     # (keystone-ready is an exec in Keystone's container, not one.)
     updates = [({'fernet_rotation': 1}, ['keystone']),
                ({'database_password_rotation': 1, 'KeystoneIniOverrides':
-                 '{"DEFAULT": {"max_param_size": 99}}'},
+                 {'DEFAULT': {'max_param_size': 99}}},
                 ['keystone', 'keystone-bootstrap', 'keystone-db-check',
                  'keystone-db-contract', 'keystone-db-create',
                  'keystone-db-expand', 'keystone-db-retire'])]
@@ -354,14 +376,18 @@ def test_rotations_restart_exactly_their_readers(localcloud, identity):
 
 def _update_with_probe(localcloud, stack, **parameters):
     """Update `parameters` while a client issues and validates tokens: the
-    probe's report, and the probe."""
+    probe's report, and the probe. They are parameter_defaults of an
+    environment file: Keystone's own parameters are its template's
+    (identity.yaml), not the control plane's."""
     token_probe = probe.TokenProbe('http://127.0.0.2:5000/v3',
                                    ADMIN_PASSWORD)
     token_probe.start()
     started = time.monotonic()
-    localcloud.run('openstack', 'stack', 'update', '--existing', *(
-        arg for name, value in sorted(parameters.items())
-        for arg in ('--parameter', '%s=%s' % (name, value))), stack)
+    with tempfile.NamedTemporaryFile('w', suffix='.yaml') as env:
+        json.dump({'parameter_defaults': parameters}, env)
+        env.flush()
+        localcloud.run('openstack', 'stack', 'update', '--existing',
+                       '-e', env.name, stack)
     shown = wait(localcloud, stack, 'UPDATE')
     seconds = time.monotonic() - started
     report = token_probe.stop()
@@ -373,60 +399,75 @@ def _update_with_probe(localcloud, stack, **parameters):
 
 
 def test_the_same_template_and_parameters_run_on_kubernetes(
-        localcloud, identity, tmp_path):
-    """The swap: identity.yaml with the docker stack's very parameters,
-    on the real Kubernetes node, only the environment files differ; both
-    Keystones issue tokens side by side, and the Kubernetes one deletes
-    cleanly. (The operator's part: a volume for the database's claim, in
-    a storage class the environment names.)"""
+        localcloud, controlplane, tmp_path):
+    """The swap: controlplane.yaml with the docker stack's very
+    parameters, on the real Kubernetes node, only the environment files
+    differ; both control planes take an image and give it back and both
+    Placements answer, side by side, and the Kubernetes one deletes
+    cleanly. (The operator's part: volumes for the database's and
+    Glance's claims, in a storage class the environment names.)"""
     suffix = uuid.uuid4().hex[:6]
-    storage_class, pv = 'swap-local-' + suffix, 'swap-pv-' + suffix
-    cloud.run(['kubectl', 'apply', '-f', '-'], env=localcloud.env,
-              input=json.dumps({
-                  'apiVersion': 'v1', 'kind': 'PersistentVolume',
-                  'metadata': {'name': pv},
-                  'spec': {'capacity': {'storage': '2Gi'},
-                           'accessModes': ['ReadWriteOnce'],
-                           'persistentVolumeReclaimPolicy': 'Retain',
-                           'storageClassName': storage_class,
-                           'hostPath': {'path': '/tmp/' + pv}}}))
+    storage_class = 'swap-local-' + suffix
+    volumes = ['swap-pv-%s-%s' % (use, suffix) for use in ('db', 'images')]
+    for pv in volumes:
+        cloud.run(['kubectl', 'apply', '-f', '-'], env=localcloud.env,
+                  input=json.dumps({
+                      'apiVersion': 'v1', 'kind': 'PersistentVolume',
+                      'metadata': {'name': pv},
+                      'spec': {'capacity': {'storage': '2Gi'},
+                               'accessModes': ['ReadWriteOnce'],
+                               'persistentVolumeReclaimPolicy': 'Retain',
+                               'storageClassName': storage_class,
+                               'hostPath': {'path': '/tmp/' + pv}}}))
     operator = tmp_path / 'operator.yaml'
     operator.write_text('parameter_defaults:\n'
-                        '  database_storage_class: %s\n' % storage_class)
-    name = identity['stack'] + '-k8s'
+                        '  database_storage_class: %s\n'
+                        '  glance_store_class: %s\n' % (storage_class,
+                                                         storage_class))
+    name = controlplane['stack'] + '-k8s'
     kube_envs = [os.path.join(ENVIRONMENTS, n) for n in (
         'kubernetes.yaml', 'localcloud-images.yaml',
+        'localcloud-controlplane-images.yaml',
         'localcloud-kubernetes.yaml')] + [str(operator)]
     try:
-        create(localcloud, name, IDENTITY, {
-            'admin_password': ADMIN_PASSWORD, 'prefix': identity['prefix']},
-            envs=kube_envs)
+        started = time.monotonic()
+        create(localcloud, name, CONTROLPLANE, controlplane['params'],
+               envs=kube_envs)
         shown = wait(localcloud, name, 'CREATE')
         assert shown['stack_status'] == 'CREATE_COMPLETE', (
             shown['stack_status_reason'])
+        created = time.monotonic() - started
         urls = {backend: outputs(localcloud, stack)['auth_url']
-                for backend, stack in (('docker', identity['stack']),
+                for backend, stack in (('docker', controlplane['stack']),
                                        ('kubernetes', name))}
         assert urls['docker'] == 'http://127.0.0.2:5000/v3'
         assert urls['kubernetes'].startswith('http://127.0.0.1:')
         for backend, url in urls.items():
-            result = token(localcloud, url)
-            assert result.returncode == 0, (backend, result.stderr)
-            assert json.loads(result.stdout)['id'], backend
+            answered = services.answers(localcloud, url, ADMIN_PASSWORD,
+                                        str(tmp_path), backend)
+            assert answered['same_bytes'], (backend, answered)
+            assert (answered['placement'],
+                    answered['placement_without_token']) == (200, 401), (
+                backend, answered)
+            if backend == 'kubernetes':
+                print('kubernetes: stack create to the first image saved '
+                      'back: %.0fs (CREATE_COMPLETE after %.0fs)' % (
+                          time.monotonic() - started, created))
     finally:
         delete(localcloud, name)
-        cloud.run(['kubectl', 'delete', 'pv', pv, '--ignore-not-found'],
-                  env=localcloud.env, check=False)
+        for pv in volumes:
+            cloud.run(['kubectl', 'delete', 'pv', pv, '--ignore-not-found'],
+                      env=localcloud.env, check=False)
     assert localcloud.openstack('stack', 'list', '--property',
                                 'name=' + name) == []
     objects = json.loads(cloud.run(
-        ['kubectl', 'get', 'all,configmap,secret,pvc', '-A', '-o', 'json'],
-        env=localcloud.env).stdout)['items']
+        ['kubectl', 'get', 'all,configmap,secret,pvc,networkpolicy', '-A',
+         '-o', 'json'], env=localcloud.env).stdout)['items']
     left = [o['kind'] + '/' + o['metadata']['name'] for o in objects
             if o['metadata']['name'].startswith(name) or (
                 o['metadata'].get('labels') or {}).get(
                     'app.kubernetes.io/name', '').startswith(
-                        identity['prefix'])]
+                        controlplane['prefix'])]
     assert left == []
 
 
@@ -485,14 +526,12 @@ def test_failure_says_why_and_delete_leaves_nothing(localcloud, failing_task,
         'containers': [], 'files': [], 'volumes': []}
 
 
-def test_delete_leaves_nothing(localcloud, identity):
-    p, stack = identity['prefix'], identity['stack']
+def test_delete_leaves_nothing(localcloud, controlplane):
+    p, stack = controlplane['prefix'], controlplane['stack']
     before = leftovers(localcloud, stack, p)
-    # mariadb, memcached, keystone-db-create, the schema steps, keystone,
-    # keystone-bootstrap, keystone-db-retire (the health checks are execs,
-    # not containers).
-    assert len(before['containers']) == 9 and len(before['files']) == 9, (
-        before)
+    everything = sorted(p + n for n in SERVICES + TASKS)
+    assert (before['containers'], before['files']) == (everything,
+                                                       everything), before
     delete(localcloud, stack)
     gone = localcloud.run('openstack', 'stack', 'show', stack, check=False)
     assert gone.returncode != 0, gone.stdout

@@ -70,6 +70,11 @@ class SearchTest(unittest.TestCase):
             'Fernet key keystone/0']},
             {p: sorted(n) for p, n in leaks.leaks(hits).items()})
         self.assertEqual({'database root password'}, set(leaks.kept(hits)))
+        # Another service's secret variable (its task's env file) too.
+        other = {'Gl4nce-db-pass': 'glance-db-create SERVICE_DB_PASSWORD'}
+        hits = leaks.where([place(leaks.PODMAN_INSPECT, json.dumps(
+            {'Env': ['SERVICE_DB_PASSWORD=Gl4nce-db-pass']}))], other)
+        self.assertEqual({}, leaks.leaks(hits))
 
     def test_a_context_cut_never_shows_part_of_a_value(self):
         content = ADMIN + 'x' * 10 + ROOT + 'y' * 10 + KEY

@@ -143,6 +143,25 @@ class RandomSecretTest(heat_harness.KubernetesTestCase):
         pw.handle_update(None, None, {'value': 'another'})
         self.assertEqual('another', _open(pw.FnGetAtt('reference')))
 
+    def test_a_reference_as_the_value_seals_the_value_it_names(self):
+        # A nested stack given a RandomSecret's reference (the control
+        # plane's admin password for templates/identity.yaml).
+        given = sealing.seal('typed-by-a-user', heat_harness.PROJECT_ID,
+                             sensitive.keyring())
+        pw, = self._create(self._secret_stack(value=given), 'pw')
+        reference = pw.FnGetAtt('reference')
+        self.assertEqual('typed-by-a-user', _open(reference))
+        # A new reference to the same value (a reseal) is the same value.
+        pw.handle_update(None, None, {'value': sealing.seal(
+            'typed-by-a-user', heat_harness.PROJECT_ID, sensitive.keyring())})
+        self.assertEqual(reference, pw.FnGetAtt('reference'))
+        stranger = sealing.seal('theirs', 'another-project',
+                                sensitive.keyring())
+        error = self.assertRaises(exception.Error, pw.handle_update, None,
+                                  None, {'value': stranger})
+        self.assertIn('pw: value: a secret reference that this project did '
+                      'not make', str(error))
+
     def test_a_preview_shows_a_typed_value_as_its_fingerprint(self):
         stack = self.parse(template({
             'pw': {'type': 'OS::HeatK8s::RandomSecret',

@@ -1,0 +1,105 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""A deployed control plane (templates/controlplane.yaml), asked as its
+users ask it: the openstack CLI against the stack's own Keystone, whose
+catalog leads to its Glance and Placement.
+
+An image goes up with `openstack image create` and comes back with
+`openstack image save`; Placement has no command in the CLI without the
+osc-placement plugin, so its API is asked through a keystoneauth session
+(the same token and catalog).
+"""
+
+import json
+import os
+import subprocess
+import time
+
+from keystoneauth1 import session as ks_session
+from keystoneauth1.identity import v3
+
+TIMEOUT = 120
+# Placement's first microversion with the `name` filter; any would do.
+PLACEMENT_VERSION = 'placement 1.14'
+
+
+def admin_env(localcloud, auth_url, password):
+    """OS_* of the stack's Keystone admin (none of the local cloud's)."""
+    env = {k: v for k, v in localcloud.env.items()
+           if not k.startswith('OS_')}
+    env.update(OS_AUTH_URL=auth_url, OS_USERNAME='admin',
+               OS_PASSWORD=password, OS_PROJECT_NAME='admin',
+               OS_USER_DOMAIN_NAME='Default',
+               OS_PROJECT_DOMAIN_NAME='Default',
+               OS_IDENTITY_API_VERSION='3')
+    return env
+
+
+def openstack(env, *args):
+    result = subprocess.run(['openstack', *args], env=env,
+                            capture_output=True, text=True, timeout=TIMEOUT)
+    assert result.returncode == 0, (args, result.stderr)
+    return result.stdout
+
+
+def image_round_trip(localcloud, auth_url, password, workdir, name):
+    """Upload a small image file through the deployed Glance and save it
+    back: (the image's id, whether the bytes came back equal)."""
+    env = admin_env(localcloud, auth_url, password)
+    original = os.path.join(workdir, name + '.raw')
+    saved = os.path.join(workdir, name + '.saved')
+    with open(original, 'wb') as f:
+        f.write(os.urandom(256 * 1024))
+    image = json.loads(openstack(
+        env, 'image', 'create', '--disk-format', 'raw',
+        '--container-format', 'bare', '--file', original, name,
+        '-f', 'json'))
+    assert image['status'] == 'active', image
+    openstack(env, 'image', 'save', '--file', saved, image['id'])
+    with open(original, 'rb') as a, open(saved, 'rb') as b:
+        same = a.read() == b.read()
+    openstack(env, 'image', 'delete', image['id'])
+    return image['id'], same
+
+
+def placement(auth_url, password):
+    """(status of GET /resource_providers with the admin's token through
+    the catalog, its body; status of the same request with a token that
+    Keystone never issued)."""
+    sess = ks_session.Session(auth=v3.Password(
+        auth_url=auth_url, username='admin', password=password,
+        project_name='admin', user_domain_id='default',
+        project_domain_id='default'))
+    headers = {'OpenStack-API-Version': PLACEMENT_VERSION}
+    answer = sess.get('/resource_providers', headers=headers,
+                      endpoint_filter={'service_type': 'placement',
+                                       'interface': 'public'},
+                      raise_exc=False)
+    url = sess.get_endpoint(service_type='placement', interface='public')
+    refused = ks_session.Session().get(
+        url + '/resource_providers', raise_exc=False,
+        headers=dict(headers, **{'X-Auth-Token': 'not-a-token'}))
+    return answer.status_code, answer.json(), refused.status_code
+
+
+def answers(localcloud, auth_url, password, workdir, name):
+    """Every service asked once: what each answered, and how long it
+    took from the first question."""
+    started = time.monotonic()
+    image_id, same = image_round_trip(localcloud, auth_url, password,
+                                      workdir, name)
+    status, body, refused = placement(auth_url, password)
+    return {'image': image_id, 'same_bytes': same,
+            'placement': status, 'providers': body.get('resource_providers'),
+            'placement_without_token': refused,
+            'seconds': time.monotonic() - started}
