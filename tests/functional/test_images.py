@@ -717,9 +717,13 @@ def test_placement_syncs_and_serves(placement_ref, containers, address,
     code, out = containers.run(placement_ref, env={'KOLLA_BOOTSTRAP': ''},
                                volumes=config('sync', 'true'))
     assert os.path.getsize(db / 'placement.sqlite') > 0
+    # One worker: each worker syncs Placement's traits into the database
+    # as it loads the app, and two writers at once lock SQLite (MariaDB,
+    # as deployed, takes both).
     api = containers.start(
         'placement', placement_ref, env={'BIND_ADDRESS': address},
-        volumes=config('api', 'uwsgi --ini /etc/uwsgi/placement-api.ini'))
+        volumes=config('api', 'uwsgi --ini /etc/uwsgi/placement-api.ini '
+                              '--processes 1'))
     url = 'http://%s:8778' % address
     _wait_answering(containers, api, 'Placement API', url + '/')
     status, _headers, body = _http('GET', url + '/')
