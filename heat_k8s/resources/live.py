@@ -170,6 +170,7 @@ class Observed:
                                     CONF.kubernetes.progress_interval)
 
         def judge(obj, explain):
+            seen.judging()
             result = self.verdict(seen, obj, props, explain=explain)
             if wait is not None and result.state == readiness.PROGRESSING:
                 report(wait, progress.text(obj, result,
@@ -200,7 +201,8 @@ class Observed:
             return None
         if kind == 'Pod':
             return lambda obj: [obj]
-        return lambda obj: seen.related(obj, kinds.PODS).get('pods')
+        # The pods a not-ready verdict just read to explain itself.
+        return seen.pods
 
     def _show_progress(self, text):
         """Store text as this waiting resource's status reason.
@@ -245,8 +247,20 @@ class _RelatedSeen:
 
     def __init__(self, kube):
         self.kube, self.related_objects = kube, {}
+        self.this_judgment = {}  # read for the object judged last
+
+    def judging(self):
+        """A new judgment: what it reads is its own."""
+        self.this_judgment = {}
 
     def related(self, obj, names):
         found = self.kube.related(obj, names)
         self.related_objects.update(found)
+        self.this_judgment.update(found)
         return found
+
+    def pods(self, obj):
+        """The pods the last judgment of obj read, else read now."""
+        if 'pods' not in self.this_judgment:
+            self.related(obj, kinds.PODS)
+        return self.this_judgment['pods']
