@@ -138,11 +138,7 @@ class RandomSecret(sensitive.Fingerprinted, resource.Resource):
         """A typed value, with the references it holds opened."""
         if not value or not sealing.contains_reference(value):
             return value
-        try:
-            return sealing.open_text(value, self.stack.tenant_id,
-                                     sensitive.keyring())
-        except sealing.SealError as exc:
-            raise exception.Error('%s: value: %s' % (self.name, exc))
+        return sensitive.opened(self, {VALUE: value}, [VALUE])[VALUE]
 
     def _generate(self):
         if self.properties[FORMAT] == FERNET_KEY:

@@ -157,8 +157,9 @@ class RandomSecretTest(heat_harness.KubernetesTestCase):
         self.assertEqual(reference, pw.FnGetAtt('reference'))
         stranger = sealing.seal('theirs', 'another-project',
                                 sensitive.keyring())
-        error = self.assertRaises(exception.Error, pw.handle_update, None,
-                                  None, {'value': stranger})
+        error = self.assertRaises(exception.StackValidationFailed,
+                                  pw.handle_update, None, None,
+                                  {'value': stranger})
         self.assertIn('pw: value: a secret reference that this project did '
                       'not make', str(error))
 
