@@ -15,25 +15,13 @@
 """The control plane's graph page, generated from its templates
 (doc/source/_ext/template_graph.py, run without Sphinx)."""
 
-import importlib.util
 import os
 import re
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-GENERATOR = os.path.join(HERE, '..', '..', 'doc', 'source', '_ext',
-                         'template_graph.py')
+from tests.unit import doc_ext
 
-
-def _load_generator():
-    spec = importlib.util.spec_from_file_location('template_graph',
-                                                  GENERATOR)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-graph = _load_generator()
+graph = doc_ext.load('template_graph')
 LINE = re.compile(r'^( *)\* ``(\w+)`` \(([^)]*)\)(?: \(when [^)]*\))?, '
                   r'after (.*)$')
 

@@ -18,26 +18,14 @@ Runs the generator of doc/source/_ext/resource_reference.py (not Sphinx)
 over the registered types and reads the page back.
 """
 
-import importlib.util
 import os
 import re
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-GENERATOR = os.path.join(HERE, '..', '..', 'doc', 'source', '_ext',
-                         'resource_reference.py')
+from tests.unit import doc_ext
 
-
-def _load_generator():
-    spec = importlib.util.spec_from_file_location('resource_reference',
-                                                  GENERATOR)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-ref = _load_generator()
+ref = doc_ext.load('resource_reference')
 
 
 def _sections(page):

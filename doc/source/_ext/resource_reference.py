@@ -31,6 +31,8 @@ import re
 import textwrap
 import warnings
 
+import generated_page  # doc/source/_ext, on Sphinx's path
+
 PAGE = os.path.join('reference', 'resources.rst')
 INDENT = '   '
 
@@ -323,17 +325,8 @@ def render(mapping):
 
 def write(srcdir, mapping=None):
     """Write the page under srcdir unless it already holds this text."""
-    text = render(load_mapping() if mapping is None else mapping)
-    path = os.path.join(srcdir, PAGE)
-    try:
-        with open(path, encoding='utf-8') as current:
-            if current.read() == text:
-                return path
-    except FileNotFoundError:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, 'w', encoding='utf-8') as page:
-        page.write(text)
-    return path
+    return generated_page.write(srcdir, PAGE, render(
+        load_mapping() if mapping is None else mapping))
 
 
 def _builder_inited(app):

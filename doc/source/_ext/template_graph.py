@@ -28,6 +28,7 @@ sources, so the page cannot drift from the templates.
 
 import os
 
+import generated_page  # doc/source/_ext, on Sphinx's path
 import yaml
 
 PAGE = os.path.join('user', 'controlplane-graph.inc')
@@ -244,17 +245,7 @@ def render(repo=REPO):
 
 def write(srcdir):
     """Write the page under srcdir unless it already holds this text."""
-    text = render()
-    path = os.path.join(srcdir, PAGE)
-    try:
-        with open(path, encoding='utf-8') as current:
-            if current.read() == text:
-                return path
-    except FileNotFoundError:
-        pass
-    with open(path, 'w', encoding='utf-8') as page:
-        page.write(text)
-    return path
+    return generated_page.write(srcdir, PAGE, render())
 
 
 def _builder_inited(app):
