@@ -188,14 +188,10 @@ def controlplane(localcloud, images):
 def token(localcloud, auth_url):
     """`openstack token issue` as the stack's Keystone admin (none of the
     local cloud's OS_* settings)."""
-    env = {k: v for k, v in localcloud.env.items()
-           if not k.startswith('OS_')}
     return subprocess.run(
-        ['openstack', '--os-auth-url', auth_url, '--os-username', 'admin',
-         '--os-password', ADMIN_PASSWORD, '--os-project-name', 'admin',
-         '--os-user-domain-name', 'Default', '--os-project-domain-name',
-         'Default', '--os-identity-api-version', '3', 'token', 'issue',
-         '-f', 'json'], env=env, capture_output=True, text=True, timeout=60)
+        ['openstack', 'token', 'issue', '-f', 'json'],
+        env=services.admin_env(localcloud, auth_url, ADMIN_PASSWORD),
+        capture_output=True, text=True, timeout=60)
 
 
 def test_the_control_plane_answers_on_the_docker_host(localcloud,

@@ -39,6 +39,7 @@ import uuid
 import pytest
 
 from heat_k8s import envelope
+from tests.e2e import controlplane
 from tests.e2e import leaks
 from tests.e2e import stacks
 from tests.functional import cloud
@@ -568,15 +569,10 @@ def test_kubernetes_other_project_cannot_reach_the_database(
 
 def issue_token(localcloud, out):
     """`openstack token issue` as the deployed Keystone's admin."""
-    env = {k: v for k, v in localcloud.env.items()
-           if not k.startswith('OS_')}
-    result = cloud.run([
-        'openstack', '--os-auth-url', out['auth_url'],
-        '--os-identity-api-version', '3', '--os-username', 'admin',
-        '--os-password', ADMIN_PASSWORD, '--os-project-name', 'admin',
-        '--os-user-domain-name', 'Default',
-        '--os-project-domain-name', 'Default', 'token', 'issue',
-        '-f', 'json'], env=env, timeout=120)
+    result = cloud.run(
+        ['openstack', 'token', 'issue', '-f', 'json'],
+        env=controlplane.admin_env(localcloud, out['auth_url'],
+                                   ADMIN_PASSWORD), timeout=120)
     return json.loads(result.stdout)
 
 
