@@ -407,14 +407,7 @@ def test_the_same_template_and_parameters_run_on_kubernetes(
     volumes = ['swap-pv-%s-%s' % (use, suffix) for use in ('db', 'images')]
     for pv in volumes:
         cloud.run(['kubectl', 'apply', '-f', '-'], env=localcloud.env,
-                  input=json.dumps({
-                      'apiVersion': 'v1', 'kind': 'PersistentVolume',
-                      'metadata': {'name': pv},
-                      'spec': {'capacity': {'storage': '2Gi'},
-                               'accessModes': ['ReadWriteOnce'],
-                               'persistentVolumeReclaimPolicy': 'Retain',
-                               'storageClassName': storage_class,
-                               'hostPath': {'path': '/tmp/' + pv}}}))
+                  input=json.dumps(stacks.host_volume(pv, storage_class)))
     operator = tmp_path / 'operator.yaml'
     operator.write_text('parameter_defaults:\n'
                         '  database_storage_class: %s\n'

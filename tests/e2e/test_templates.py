@@ -299,14 +299,8 @@ def kube_identity(localcloud):
     info = {'stack': 'e2e-k8s-' + suffix, 'prefix': 'k%s-' % suffix,
             'storage_class': 'e2e-local-' + suffix,
             'pv': 'e2e-pv-' + suffix}
-    admin_kubectl(localcloud, 'apply', '-f', '-', stdin=json.dumps({
-        'apiVersion': 'v1', 'kind': 'PersistentVolume',
-        'metadata': {'name': info['pv']},
-        'spec': {'capacity': {'storage': '2Gi'},
-                 'accessModes': ['ReadWriteOnce'],
-                 'persistentVolumeReclaimPolicy': 'Retain',
-                 'storageClassName': info['storage_class'],
-                 'hostPath': {'path': '/tmp/' + info['pv']}}}))
+    admin_kubectl(localcloud, 'apply', '-f', '-', stdin=json.dumps(
+        stacks.host_volume(info['pv'], info['storage_class'])))
     params = ['admin_password=' + ADMIN_PASSWORD,
               'prefix=' + info['prefix'],
               'database_storage_class=' + info['storage_class']]
