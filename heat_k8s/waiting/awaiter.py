@@ -25,6 +25,7 @@ deadline; at the deadline the failure says what was not ready.
 """
 
 import dataclasses
+import math
 import time
 
 from oslo_log import log as logging
@@ -273,7 +274,6 @@ class Awaiter:
         wait.restarts_last = counts
         if unsteady is None:
             return verdict
-        wait.steady_since = None
         if unsteady.state == readiness.FAILED:
             return unsteady
         return verdict if verdict.state != readiness.READY else unsteady
@@ -292,7 +292,7 @@ class Awaiter:
         # The next look reads the object afresh: the version a watch
         # delivered is what made it ready, not what it is now.
         wait.live = None
-        return PollAgain(max(1, int(left + 0.999)))
+        return PollAgain(max(1, math.ceil(left)))
 
     def _fail_if_stuck_too_long(self, wait, verdict, obj):
         if not verdict.stuck:
