@@ -32,14 +32,9 @@ from heat_k8s.kinds import verdict
 
 
 def restart_counts(pods):
-    """{'pod/container': restartCount} of the pods' containers (init
-    containers run to completion: theirs are not counted)."""
-    counts = {}
-    for pod in _live(pods):
-        for container in fields.status_of(pod).get('containerStatuses') or ():
-            counts['%s/%s' % (fields.name_of(pod), container.get('name'))] = (
-                container.get('restartCount') or 0)
-    return counts
+    """{'pod/container': restartCount} of the pods' containers."""
+    return {key: container.get('restartCount') or 0
+            for key, _, container in _containers(pods)}
 
 
 def judge(pods, baseline, previous, limit):
@@ -48,18 +43,16 @@ def judge(pods, baseline, previous, limit):
     or a FAILED one (a container restarted `limit` times since
     `baseline`, the counts when the wait first saw the pods)."""
     worst, changed = None, []
-    for pod in _live(pods):
-        for container in fields.status_of(pod).get('containerStatuses') or ():
-            key = '%s/%s' % (fields.name_of(pod), container.get('name'))
-            count = container.get('restartCount') or 0
-            since_start = count - baseline.get(key, 0)
-            exited = (container.get('state') or {}).get('terminated')
-            if exited is None and count <= previous.get(key, 0):
-                continue
-            text = _what_happened(pod, container, exited, since_start)
-            if since_start >= limit:
-                worst = worst or text
-            changed.append(text)
+    for key, pod, container in _containers(pods):
+        count = container.get('restartCount') or 0
+        since_start = count - baseline.get(key, 0)
+        exited = (container.get('state') or {}).get('terminated')
+        if exited is None and count <= previous.get(key, 0):
+            continue
+        text = _what_happened(pod, container, exited, since_start)
+        if since_start >= limit:
+            worst = worst or text
+        changed.append(text)
     if worst:
         return verdict.failed('%s: keeps exiting while Heat waits for it to '
                               'stay up' % worst)
@@ -80,6 +73,15 @@ def _what_happened(pod, container, exited, restarts):
     if last:
         text += ', last exited with ' + diagnosis.exit_text(last)
     return text
+
+
+def _containers(pods):
+    """('pod/container', pod, status) of the pods' containers (init
+    containers run to completion: not theirs)."""
+    for pod in _live(pods):
+        for container in fields.status_of(pod).get('containerStatuses') or ():
+            yield ('%s/%s' % (fields.name_of(pod), container.get('name')),
+                   pod, container)
 
 
 def _live(pods):
