@@ -30,12 +30,15 @@ sys.path.insert(0, os.path.join(REPO, 'tools'))
 from lc.builds import go  # noqa: E402
 from lc.builds import images  # noqa: E402
 from lc.builds import recipes  # noqa: E402
+from lc.builds import venv  # noqa: E402
 
 VERSIONS = {'DEBIAN_SUITE': 'bookworm', 'PAUSE_VERSION': '3.10.2',
             'KEYSTONE_VERSION': '30.0.0', 'WAGTAIL_VERSION': '7.4.4',
             'KEYSTONE_2025_2_VERSION': '28.1.0',
             'KEYSTONE_2026_1_VERSION': '29.1.0', 'HEAT_VERSION': '27.0.1',
-            'GLANCE_VERSION': '33.0.0', 'PLACEMENT_VERSION': '16.0.0'}
+            'GLANCE_VERSION': '33.0.0', 'PLACEMENT_VERSION': '16.0.0',
+            'GLANCE_2026_1_VERSION': '32.0.0',
+            'PLACEMENT_2026_1_VERSION': '15.0.0'}
 
 
 class ReferenceTest(unittest.TestCase):
@@ -53,6 +56,8 @@ class ReferenceTest(unittest.TestCase):
             'wagtail': 'localhost/heat-k8s/wagtail:7.4.4',
             'glance': 'localhost/heat-k8s/glance:33.0.0',
             'placement': 'localhost/heat-k8s/placement:16.0.0',
+            'glance-2026.1': 'localhost/heat-k8s/glance:32.0.0',
+            'placement-2026.1': 'localhost/heat-k8s/placement:15.0.0',
         }, recipes.refs(VERSIONS))
 
     def test_tag_follows_versions_env(self):
@@ -94,7 +99,8 @@ class ReferenceTest(unittest.TestCase):
     def test_opt_in_images_only_when_named(self):
         # CI's plain `tools/localcloud images` does not build them.
         names = {i.name for i in recipes.OPTIONAL_IMAGES}
-        self.assertEqual({'glance', 'placement'}, names)
+        self.assertEqual({'glance', 'placement', 'glance-2026.1',
+                          'placement-2026.1'}, names)
         self.assertFalse(names & {i.name for i in images._selected(None)})
         self.assertEqual(('glance', 'placement'), tuple(
             i.name for i in images._selected(['placement', 'glance'])))
@@ -202,14 +208,16 @@ class RecipeHashTest(unittest.TestCase):
         self.append('kolla/kolla_start', '# a change\n')
         after = {i.name: self.hash(i) for i in recipes.ALL_IMAGES}
         self.assertEqual({'keystone', 'glance', 'placement'} | {
-            'keystone-' + series for series in recipes.KEYSTONE_SERIES}, {
+            'keystone-' + series for series in recipes.KEYSTONE_SERIES} | {
+            name + '-' + recipes.UPGRADE_SERIES
+            for name in ('glance', 'placement')}, {
             name for name in before if before[name] != after[name]})
 
     def test_a_uwsgi_file_changes_its_image_only(self):
         before = {i.name: self.hash(i) for i in recipes.ALL_IMAGES}
         self.append('glance/glance-api-uwsgi.ini', '# a change\n')
         after = {i.name: self.hash(i) for i in recipes.ALL_IMAGES}
-        self.assertEqual({'glance'}, {
+        self.assertEqual({'glance', 'glance-' + recipes.UPGRADE_SERIES}, {
             name for name in before if before[name] != after[name]})
 
     def test_pause_source_changes_it(self):
@@ -324,11 +332,17 @@ class EnvironmentFileTest(unittest.TestCase):
                                'localcloud-controlplane-images.yaml')) as f:
             env = yaml.safe_load(f)
         refs = recipes.refs(go.read_versions())
-        expected = {}
-        for image in recipes.OPTIONAL_IMAGES:
-            repository, version = refs[image.name].rsplit(':', 1)
-            expected[image.name + '_image'] = repository
-            expected[image.name + '_version'] = version
+        tag = {name: ref.rsplit(':', 1)[1] for name, ref in refs.items()}
+        expected = {'release_tags': {}}
+        for name in ('glance', 'placement'):
+            expected[name + '_image'] = refs[name].rsplit(':', 1)[0]
+            expected[name + '_version'] = tag[name]
+        for series, suffix in ((recipes.UPGRADE_SERIES,
+                                '-' + recipes.UPGRADE_SERIES),
+                               (venv.NEWEST_SERIES, '')):
+            expected['release_tags'][series] = {
+                name: tag[name + suffix]
+                for name in ('keystone', 'glance', 'placement')}
         self.assertEqual(expected, env['parameter_defaults'])
 
     def test_the_templates_have_these_parameters(self):

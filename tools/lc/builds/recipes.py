@@ -99,17 +99,21 @@ _KEYSTONE = Image(
     _APACHE_ENV,
     ports=(5000,))
 
+def _earlier(image, series):
+    """`image`'s recipe for an earlier release: recipe <name>-<series>,
+    tagged by <NAME>_<SERIES>_VERSION, with that release's pinned set."""
+    return dataclasses.replace(
+        image, name='%s-%s' % (image.name, series),
+        version_key='%s_%s_VERSION' % (image.name.upper(),
+                                       series.replace('.', '_')),
+        requirements='%s/requirements-%s.txt' % (image.name, series))
+
+
 # OpenStack series of the earlier Keystone releases built besides
 # KEYSTONE_VERSION's, oldest first: recipes keystone-<series>, the same
 # recipe with that release's pinned set.
 KEYSTONE_SERIES = ('2025.2', '2026.1')
-_EARLIER_KEYSTONES = tuple(
-    dataclasses.replace(
-        _KEYSTONE, name='keystone-' + series,
-        version_key='KEYSTONE_%s_VERSION' % series.replace('.', '_'),
-        requirements='keystone/requirements-%s.txt' % series)
-    for series in KEYSTONE_SERIES)
-
+_EARLIER_KEYSTONES = tuple(_earlier(_KEYSTONE, s) for s in KEYSTONE_SERIES)
 
 def _openstack_service(name, version_key, pin, port, dirs, script=''):
     """An OpenStack API served by Debian's uWSGI from a pinned venv.
@@ -235,12 +239,18 @@ IMAGES = (
 # test of the default suite runs them, and CI's cold build of the default
 # set must not pay for them. Their functional tests run where they are
 # built (tests/functional/test_images.py).
-OPTIONAL_IMAGES = (_GLANCE, _PLACEMENT)
+# The series before theirs (glance-2026.1, placement-2026.1): where the
+# control plane's release upgrade starts from (tests/e2e).
+UPGRADE_SERIES = '2026.1'
+_EARLIER_SERVICES = (_earlier(_GLANCE, UPGRADE_SERIES),
+                     _earlier(_PLACEMENT, UPGRADE_SERIES))
+OPTIONAL_IMAGES = (_GLANCE, _PLACEMENT) + _EARLIER_SERVICES
 ALL_IMAGES = IMAGES + OPTIONAL_IMAGES
 BY_NAME = {i.name: i for i in ALL_IMAGES}
-# Recipes whose image is another recipe's repository at another tag.
-REPOSITORY = {'keystone-' + series: 'keystone' for series in KEYSTONE_SERIES}
-
+# Recipes whose image is another recipe's repository at another tag
+# (<name>-<series>: <name>).
+REPOSITORY = {i.name: i.name.rpartition('-')[0]
+              for i in _EARLIER_KEYSTONES + _EARLIER_SERVICES}
 
 def tag(image, versions):
     if image.version_key:
