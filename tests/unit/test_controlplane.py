@@ -199,6 +199,30 @@ class ControlPlaneValidateTest(heat_harness.KubernetesTestCase):
                           'placement': 'controller'}, resolved)
 
 
+    def tags(self, envs, **params):
+        template, files, env = cli_request(CONTROLPLANE, envs,
+                                           dict(PARAMS, **params))
+        tags = self.parse(template, env)['tags']
+        tags.validate()
+        return tags.properties['value']
+
+    def test_a_release_sets_every_service_tag(self):
+        local = ['kubernetes', 'localcloud-images',
+                 'localcloud-controlplane-images']
+        # '': each service's own *_version.
+        self.assertEqual({'keystone': '30.0.0', 'glance': '33.0.0',
+                          'placement': '16.0.0'}, self.tags(local))
+        self.assertEqual({'keystone': '29.1.0', 'glance': '32.0.0',
+                          'placement': '15.0.0'},
+                         self.tags(local, release='2026.1'))
+        # A release release_tags does not name is every service's tag
+        # (kolla's tags name the release).
+        kolla = '2025.2-ubuntu-noble'
+        self.assertEqual(dict.fromkeys(('keystone', 'glance', 'placement'),
+                                       kolla),
+                         self.tags(['kubernetes'], release=kolla))
+
+
 def _load(name):
     with open(os.path.join(TEMPLATES, name)) as f:
         return yaml.safe_load(f)
