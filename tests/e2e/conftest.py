@@ -88,7 +88,8 @@ STATE_DIR = 'HEAT_K8S_E2E_STATE_DIR'
 SHARE_LOCK = 'HEAT_K8S_E2E_SHARE_LOCK'
 # Started first, so that the longest modules do not end the run alone
 # (tox keeps this order: --no-loadscope-reorder).
-LONGEST = ('test_docker_host.py', 'test_upgrade.py', 'test_templates.py')
+LONGEST = ('test_docker_host.py', 'test_upgrade.py', 'test_templates.py',
+           'test_controlplane_upgrade.py')
 
 
 def pytest_configure(config):

@@ -20,6 +20,7 @@ osc-placement plugin, so its API is asked through a keystoneauth session
 (the same token and catalog).
 """
 
+import fcntl
 import json
 import os
 import subprocess
@@ -27,10 +28,31 @@ import time
 
 from keystoneauth1 import session as ks_session
 from keystoneauth1.identity import v3
+import yaml
+
+from tests.functional import cloud
 
 TIMEOUT = 120
+ENVIRONMENTS = os.path.join(cloud.REPO, 'environments')
+# Every image either backend's control plane runs, 2026.1's included (the
+# release upgrade starts from it).
+IMAGES = ('mariadb', 'memcached', 'keystone', 'keystone-2026.1', 'glance',
+          'placement', 'glance-2026.1', 'placement-2026.1')
+# The tags each release runs here (what `release` picks).
+with open(os.path.join(ENVIRONMENTS,
+                       'localcloud-controlplane-images.yaml')) as _f:
+    RELEASE_TAGS = yaml.safe_load(_f)['parameter_defaults']['release_tags']
 # Placement's first microversion with the `name` filter; any would do.
 PLACEMENT_VERSION = 'placement 1.14'
+
+
+def ensure_images(localcloud):
+    """Build, or find, IMAGES in podman and the real node; one module at a
+    time (two modules share them, and a build must not race a build)."""
+    lock = os.path.join(localcloud.state_dir, 'controlplane-images.lock')
+    with open(lock, 'w') as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        cloud.localcloud(localcloud.state_dir, 'images', *IMAGES)
 
 
 def admin_env(localcloud, auth_url, password):
@@ -52,12 +74,10 @@ def openstack(env, *args):
     return result.stdout
 
 
-def image_round_trip(localcloud, auth_url, password, workdir, name):
-    """Upload a small image file through the deployed Glance and save it
-    back: (the image's id, whether the bytes came back equal)."""
-    env = admin_env(localcloud, auth_url, password)
+def upload(env, workdir, name):
+    """`openstack image create` of a small random file: (the image's id,
+    the file)."""
     original = os.path.join(workdir, name + '.raw')
-    saved = os.path.join(workdir, name + '.saved')
     with open(original, 'wb') as f:
         f.write(os.urandom(256 * 1024))
     image = json.loads(openstack(
@@ -65,11 +85,25 @@ def image_round_trip(localcloud, auth_url, password, workdir, name):
         '--container-format', 'bare', '--file', original, name,
         '-f', 'json'))
     assert image['status'] == 'active', image
-    openstack(env, 'image', 'save', '--file', saved, image['id'])
+    return image['id'], original
+
+
+def saved_back(env, image_id, original):
+    """Whether `openstack image save` gives `original`'s bytes back."""
+    saved = original + '.saved'
+    openstack(env, 'image', 'save', '--file', saved, image_id)
     with open(original, 'rb') as a, open(saved, 'rb') as b:
-        same = a.read() == b.read()
-    openstack(env, 'image', 'delete', image['id'])
-    return image['id'], same
+        return a.read() == b.read()
+
+
+def image_round_trip(localcloud, auth_url, password, workdir, name):
+    """Upload a small image file through the deployed Glance and save it
+    back: (the image's id, whether the bytes came back equal)."""
+    env = admin_env(localcloud, auth_url, password)
+    image_id, original = upload(env, workdir, name)
+    same = saved_back(env, image_id, original)
+    openstack(env, 'image', 'delete', image_id)
+    return image_id, same
 
 
 def placement(auth_url, password):

@@ -10,11 +10,13 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""A Keystone client that issues and validates tokens without pause.
+"""Clients that ask a service without pause while it is updated.
 
-Each round issues a token with a password, validates it, and validates a
+TokenProbe issues a token with a password, validates it, and validates a
 token issued before the probe started (it must stay valid across an
-upgrade or a key rotation). Every request opens a new connection, as
+upgrade or a key rotation). ServiceProbe asks another service's API
+(Glance's image list, Placement's resource providers) with a token, at
+the endpoint the catalog gives. Every request opens a new connection, as
 most clients' first request does: a replica that stops while a client
 holds a kept-alive connection to it is a different question.
 """
@@ -31,53 +33,17 @@ TIMEOUT = 10
 RETRY_AFTER = 0.1
 
 
-class TokenProbe(threading.Thread):
+class _Probe(threading.Thread):
+    """Rounds of requests until stopped; each request timed, each failure
+    kept with its time (what the report and the outages are made of)."""
 
-    def __init__(self, auth_url, password, user='admin', project='admin'):
+    def __init__(self):
         super().__init__(daemon=True)
-        self.auth_url = auth_url.rstrip('/')
-        self.body = json.dumps({'auth': {
-            'identity': {'methods': ['password'], 'password': {'user': {
-                'name': user, 'domain': {'id': 'default'},
-                'password': password}}},
-            'scope': {'project': {'name': project,
-                                  'domain': {'id': 'default'}}}}}).encode()
         self.latencies = []
         # (monotonic time, what, error) of every failed request.
         self.failures = []
         self.successes = []
         self._stop_event = threading.Event()
-        self.first_token = self._issue()
-
-    def _request(self, method, path, body=None, headers=None):
-        # The stack's own http:// auth_url.
-        request = urllib.request.Request(  # noqa: S310
-            self.auth_url + path, data=body, method=method,
-            headers=dict(headers or {}, **{'Content-Type': 'application/json',
-                                           'Connection': 'close'}))
-        with urllib.request.urlopen(  # noqa: S310
-                request, timeout=TIMEOUT) as resp:
-            resp.read()
-            return resp.headers
-
-    def _issue(self):
-        return self._request('POST', '/auth/tokens',
-                             self.body)['X-Subject-Token']
-
-    def _validate(self, token):
-        self._request('GET', '/auth/tokens', headers={
-            'X-Auth-Token': token, 'X-Subject-Token': token})
-
-    def accepts(self, token):
-        """Whether Keystone says `token` is valid (asked with a new one)."""
-        try:
-            self._request('GET', '/auth/tokens', headers={
-                'X-Auth-Token': self._issue(), 'X-Subject-Token': token})
-        except urllib.error.HTTPError as exc:
-            if exc.code == 404:
-                return False
-            raise
-        return True
 
     def _timed(self, what, call, *args):
         started = time.monotonic()
@@ -91,13 +57,12 @@ class TokenProbe(threading.Thread):
         self.successes.append(started)
         return result
 
+    def round(self):
+        raise NotImplementedError
+
     def run(self):
         while not self._stop_event.is_set():
-            token = self._timed('issue', self._issue)
-            if token:
-                self._timed('validate', self._validate, token)
-            self._timed('validate the first token', self._validate,
-                        self.first_token)
+            self.round()
 
     def stop(self):
         self._stop_event.set()
@@ -137,3 +102,96 @@ class TokenProbe(threading.Thread):
                 '%(median).3fs, p99 %(p99).3fs; %(outages)d outages, '
                 '%(down).1fs in all, the longest %(longest_gap).1fs'
                 % report)
+
+
+def _request(url, method='GET', body=None, headers=None):
+    """The response's headers and body; the stack's own http:// URLs."""
+    request = urllib.request.Request(  # noqa: S310
+        url, data=body, method=method,
+        headers=dict(headers or {}, **{'Content-Type': 'application/json',
+                                       'Connection': 'close'}))
+    with urllib.request.urlopen(  # noqa: S310
+            request, timeout=TIMEOUT) as resp:
+        return resp.headers, resp.read()
+
+
+def _password_body(user, password, project):
+    return json.dumps({'auth': {
+        'identity': {'methods': ['password'], 'password': {'user': {
+            'name': user, 'domain': {'id': 'default'},
+            'password': password}}},
+        'scope': {'project': {'name': project,
+                              'domain': {'id': 'default'}}}}}).encode()
+
+
+class TokenProbe(_Probe):
+
+    def __init__(self, auth_url, password, user='admin', project='admin'):
+        super().__init__()
+        self.auth_url = auth_url.rstrip('/')
+        self.body = _password_body(user, password, project)
+        self.first_token = self._issue()
+
+    def _request(self, method, path, body=None, headers=None):
+        return _request(self.auth_url + path, method, body, headers)[0]
+
+    def _issue(self):
+        return self._request('POST', '/auth/tokens',
+                             self.body)['X-Subject-Token']
+
+    def _validate(self, token):
+        self._request('GET', '/auth/tokens', headers={
+            'X-Auth-Token': token, 'X-Subject-Token': token})
+
+    def accepts(self, token):
+        """Whether Keystone says `token` is valid (asked with a new one)."""
+        try:
+            self._request('GET', '/auth/tokens', headers={
+                'X-Auth-Token': self._issue(), 'X-Subject-Token': token})
+        except urllib.error.HTTPError as exc:
+            if exc.code == 404:
+                return False
+            raise
+        return True
+
+    def round(self):
+        token = self._timed('issue', self._issue)
+        if token:
+            self._timed('validate', self._validate, token)
+        self._timed('validate the first token', self._validate,
+                    self.first_token)
+
+
+class ServiceProbe(_Probe):
+    """GET `path` of the service of `service_type` (its public endpoint
+    in the catalog) with a token issued when the probe starts."""
+
+    def __init__(self, auth_url, password, service_type, path,
+                 user='admin', project='admin'):
+        super().__init__()
+        headers, body = _request(
+            auth_url.rstrip('/') + '/auth/tokens', 'POST',
+            _password_body(user, password, project))
+        self.token = headers['X-Subject-Token']
+        catalog = json.loads(body)['token']['catalog']
+        self.url = [e['url'] for s in catalog if s['type'] == service_type
+                    for e in s['endpoints']
+                    if e['interface'] == 'public'][0].rstrip('/') + path
+
+    def _get(self):
+        _request(self.url, headers={'X-Auth-Token': self.token})
+
+    def round(self):
+        self._timed('GET ' + self.url, self._get)
+
+
+def control_plane(auth_url, password):
+    """A probe per service of templates/controlplane.yaml, started."""
+    probes = {'keystone': TokenProbe(auth_url, password),
+              'glance': ServiceProbe(auth_url, password, 'image',
+                                     '/v2/images'),
+              'placement': ServiceProbe(auth_url, password, 'placement',
+                                        '/resource_providers')}
+    for one in probes.values():
+        one.start()
+    return probes

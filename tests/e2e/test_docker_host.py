@@ -21,10 +21,11 @@ dispatcher and hooks, podman), which runs MariaDB, memcached, then
 Keystone, Glance and Placement (each its database steps, its schema steps,
 its API, its registration in Keystone) as containers from the locally
 built images; an image then goes up through Glance and comes back, and
-Placement answers, through the stack's own Keystone. The same template
-and parameters then run on the real Kubernetes node. Update, delete and
-failures are checked on the host itself: podman's containers (label
-``managed_by=docker-cmd``) and the services' files under DockerStateDir.
+Placement answers, through the stack's own Keystone (the same template and
+parameters on the real Kubernetes node: test_controlplane_upgrade.py).
+Update, delete and failures are checked on the host itself: podman's
+containers (label ``managed_by=docker-cmd``) and the services' files under
+DockerStateDir.
 """
 
 import json
@@ -157,10 +158,8 @@ def outputs(localcloud, name):
 
 @pytest.fixture(scope='module')
 def images(localcloud):
-    """The images the control plane runs, built or found in podman (and
-    imported into the real node, which runs them in the swap test)."""
-    cloud.localcloud(localcloud.state_dir, 'images', 'mariadb', 'memcached',
-                     'keystone', 'keystone-2026.1', 'glance', 'placement')
+    """The images the control plane runs, built or found in podman."""
+    services.ensure_images(localcloud)
     assert os.path.exists(IMAGES_ENV), IMAGES_ENV
 
 
@@ -392,72 +391,6 @@ def _update_with_probe(localcloud, stack, **parameters):
     assert shown['stack_status'] == 'UPDATE_COMPLETE', (
         shown['stack_status_reason'])
     return report, token_probe
-
-
-def test_the_same_template_and_parameters_run_on_kubernetes(
-        localcloud, controlplane, tmp_path):
-    """The swap: controlplane.yaml with the docker stack's very
-    parameters, on the real Kubernetes node, only the environment files
-    differ; both control planes take an image and give it back and both
-    Placements answer, side by side, and the Kubernetes one deletes
-    cleanly. (The operator's part: volumes for the database's and
-    Glance's claims, in a storage class the environment names.)"""
-    suffix = uuid.uuid4().hex[:6]
-    storage_class = 'swap-local-' + suffix
-    volumes = ['swap-pv-%s-%s' % (use, suffix) for use in ('db', 'images')]
-    for pv in volumes:
-        cloud.run(['kubectl', 'apply', '-f', '-'], env=localcloud.env,
-                  input=json.dumps(stacks.host_volume(pv, storage_class)))
-    operator = tmp_path / 'operator.yaml'
-    operator.write_text('parameter_defaults:\n'
-                        '  database_storage_class: %s\n'
-                        '  glance_store_class: %s\n' % (storage_class,
-                                                         storage_class))
-    name = controlplane['stack'] + '-k8s'
-    kube_envs = [os.path.join(ENVIRONMENTS, n) for n in (
-        'kubernetes.yaml', 'localcloud-images.yaml',
-        'localcloud-controlplane-images.yaml',
-        'localcloud-kubernetes.yaml')] + [str(operator)]
-    try:
-        started = time.monotonic()
-        create(localcloud, name, CONTROLPLANE, controlplane['params'],
-               envs=kube_envs)
-        shown = wait(localcloud, name, 'CREATE')
-        assert shown['stack_status'] == 'CREATE_COMPLETE', (
-            shown['stack_status_reason'])
-        created = time.monotonic() - started
-        urls = {backend: outputs(localcloud, stack)['auth_url']
-                for backend, stack in (('docker', controlplane['stack']),
-                                       ('kubernetes', name))}
-        assert urls['docker'] == 'http://127.0.0.2:5000/v3'
-        assert urls['kubernetes'].startswith('http://127.0.0.1:')
-        for backend, url in urls.items():
-            answered = services.answers(localcloud, url, ADMIN_PASSWORD,
-                                        str(tmp_path), backend)
-            assert answered['same_bytes'], (backend, answered)
-            assert (answered['placement'],
-                    answered['placement_without_token']) == (200, 401), (
-                backend, answered)
-            if backend == 'kubernetes':
-                print('kubernetes: stack create to the first image saved '
-                      'back: %.0fs (CREATE_COMPLETE after %.0fs)' % (
-                          time.monotonic() - started, created))
-    finally:
-        delete(localcloud, name)
-        for pv in volumes:
-            cloud.run(['kubectl', 'delete', 'pv', pv, '--ignore-not-found'],
-                      env=localcloud.env, check=False)
-    assert localcloud.openstack('stack', 'list', '--property',
-                                'name=' + name) == []
-    objects = json.loads(cloud.run(
-        ['kubectl', 'get', 'all,configmap,secret,pvc,networkpolicy', '-A',
-         '-o', 'json'], env=localcloud.env).stdout)['items']
-    left = [o['kind'] + '/' + o['metadata']['name'] for o in objects
-            if o['metadata']['name'].startswith(name) or (
-                o['metadata'].get('labels') or {}).get(
-                    'app.kubernetes.io/name', '').startswith(
-                        controlplane['prefix'])]
-    assert left == []
 
 
 @pytest.fixture(scope='module')

@@ -1,0 +1,179 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""The control plane on the real Kubernetes node, and its release upgrade.
+
+``templates/controlplane.yaml`` with the parameters the docker host's
+stack takes (test_docker_host.py), only the environment files differ. It
+is created one release behind (``release=2026.1``: Keystone 29.1.0,
+Glance 32.0.0, Placement 15.0.0), answers, and is raised by ``release``
+alone to 2026.2 while a probe per service asks Keystone (tokens), Glance
+(the image list) and Placement (the resource providers) without pause:
+each service's failed requests are printed and bounded, Heat's events
+show Keystone updated before Glance and Placement started and Glance's
+expand, migrate, API and contract in that order, and an image uploaded
+before comes back after. Then it answers again and deletes cleanly.
+"""
+
+import json
+import os
+import time
+import uuid
+
+import pytest
+
+from tests.e2e import controlplane as services
+from tests.e2e import probe
+from tests.e2e import stacks
+from tests.e2e import test_docker_host as dh
+from tests.functional import cloud
+
+FROM_RELEASE, TO_RELEASE = '2026.1', '2026.2'
+ADMIN_PASSWORD = 'cp-Admin-' + uuid.uuid4().hex[:12]
+
+
+@pytest.fixture(scope='module')
+def images(localcloud):
+    services.ensure_images(localcloud)
+
+
+def test_one_release_behind_then_upgraded_in_order(localcloud, images,
+                                                   tmp_path):
+    """(The operator's part: volumes for the database's and Glance's
+    claims, in a storage class the environment names.)"""
+    suffix = uuid.uuid4().hex[:6]
+    storage_class = 'swap-local-' + suffix
+    volumes = ['swap-pv-%s-%s' % (use, suffix) for use in ('db', 'images')]
+    for pv in volumes:
+        cloud.run(['kubectl', 'apply', '-f', '-'], env=localcloud.env,
+                  input=json.dumps(stacks.host_volume(pv, storage_class)))
+    operator = tmp_path / 'operator.yaml'
+    operator.write_text('parameter_defaults:\n'
+                        '  database_storage_class: %s\n'
+                        '  glance_store_class: %s\n' % (storage_class,
+                                                         storage_class))
+    name, prefix = 'cp-up-' + suffix, 'cp%s-' % suffix
+    # The docker host's stack takes these very parameters.
+    params = {'admin_password': ADMIN_PASSWORD, 'prefix': prefix}
+    kube_envs = [os.path.join(dh.ENVIRONMENTS, n) for n in (
+        'kubernetes.yaml', 'localcloud-images.yaml',
+        'localcloud-controlplane-images.yaml',
+        'localcloud-kubernetes.yaml')] + [str(operator)]
+    try:
+        started = time.monotonic()
+        dh.create(localcloud, name, dh.CONTROLPLANE,
+                  dict(params, release=FROM_RELEASE), envs=kube_envs)
+        shown = dh.wait(localcloud, name, 'CREATE')
+        assert shown['stack_status'] == 'CREATE_COMPLETE', (
+            shown['stack_status_reason'])
+        created = time.monotonic() - started
+        url = dh.outputs(localcloud, name)['auth_url']
+        assert url.startswith('http://127.0.0.1:')
+        answered = services.answers(localcloud, url, ADMIN_PASSWORD,
+                                    str(tmp_path), 'kubernetes-before')
+        assert answered['same_bytes'], answered
+        print('kubernetes: stack create to the first image saved back: '
+              '%.0fs (CREATE_COMPLETE after %.0fs)' % (
+                  time.monotonic() - started, created))
+        assert _running_tags(localcloud, prefix) == (
+            services.RELEASE_TAGS[FROM_RELEASE])
+        _upgrade_in_order(localcloud, name, url, str(tmp_path))
+        assert _running_tags(localcloud, prefix) == (
+            services.RELEASE_TAGS[TO_RELEASE])
+        answered = services.answers(localcloud, url, ADMIN_PASSWORD,
+                                    str(tmp_path), 'kubernetes-after')
+        assert answered['same_bytes'], answered
+        assert (answered['placement'],
+                answered['placement_without_token']) == (200, 401), answered
+    finally:
+        dh.delete(localcloud, name)
+        for pv in volumes:
+            cloud.run(['kubectl', 'delete', 'pv', pv, '--ignore-not-found'],
+                      env=localcloud.env, check=False)
+    assert localcloud.openstack('stack', 'list', '--property',
+                                'name=' + name) == []
+    objects = json.loads(cloud.run(
+        ['kubectl', 'get', 'all,configmap,secret,pvc,networkpolicy', '-A',
+         '-o', 'json'], env=localcloud.env).stdout)['items']
+    left = [o['kind'] + '/' + o['metadata']['name'] for o in objects
+            if o['metadata']['name'].startswith(name) or (
+                o['metadata'].get('labels') or {}).get(
+                    'app.kubernetes.io/name', '').startswith(prefix)]
+    assert left == []
+
+
+def _running_tags(localcloud, prefix):
+    """{service: the image tag its Deployment runs} on the real node."""
+    deployments = json.loads(cloud.run(
+        ['kubectl', 'get', 'deployments', '-A', '-o', 'json'],
+        env=localcloud.env).stdout)['items']
+    return {d['metadata']['name'][len(prefix):]: d['spec']['template'][
+        'spec']['containers'][0]['image'].rsplit(':', 1)[1]
+        for d in deployments
+        if d['metadata']['name'][len(prefix):] in services.RELEASE_TAGS[
+            TO_RELEASE]
+        and d['metadata']['name'].startswith(prefix)}
+
+
+def _upgrade_in_order(localcloud, name, auth_url, workdir):
+    """`release` raised by one while every service is asked without
+    pause: each service's failed requests reported; the order of the
+    steps read from Heat's events."""
+    env = services.admin_env(localcloud, auth_url, ADMIN_PASSWORD)
+    image_id, original = services.upload(env, workdir, 'before-upgrade')
+    probes = probe.control_plane(auth_url, ADMIN_PASSWORD)
+    started = time.monotonic()
+    localcloud.run('openstack', 'stack', 'update', '--existing',
+                   '--parameter', 'release=' + TO_RELEASE, name)
+    shown = dh.wait(localcloud, name, 'UPDATE')
+    seconds = time.monotonic() - started
+    reports = {service: one.stop() for service, one in probes.items()}
+    print('\nkubernetes, release %s -> %s: %s in %.0fs' % (
+        FROM_RELEASE, TO_RELEASE, shown['stack_status'], seconds))
+    for service, one in probes.items():
+        print('  probe %s: %s' % (service, one.describe()))
+    assert shown['stack_status'] == 'UPDATE_COMPLETE', (
+        shown['stack_status_reason'])
+    for service, report in reports.items():
+        assert report['requests'] > 10, (service, report)
+        assert report['longest_gap'] < 60, (service, report)
+    when = _update_times(dh.events(localcloud, name), name)
+    # Keystone first: Glance and Placement take its outputs.
+    for service in ('glance', 'placement'):
+        assert when[('keystone', 'COMPLETE')] <= when[(service,
+                                                       'IN_PROGRESS')]
+    # Glance's own order: expand, migrate, the API, contract.
+    steps = ['glance_db_expand', 'glance_db_migrate', 'glance',
+             'glance_db_contract']
+    for before, after in zip(steps, steps[1:]):
+        assert when[(before, 'COMPLETE', 'nested')] <= when[
+            (after, 'IN_PROGRESS', 'nested')], (before, after)
+    assert services.saved_back(env, image_id, original)
+    services.openstack(env, 'image', 'delete', image_id)
+
+
+def _update_times(listed, stack):
+    """(resource, IN_PROGRESS|COMPLETE[, 'nested']) -> the time of its
+    first UPDATE event; 'nested' for the resources of `stack`'s nested
+    stacks (Glance's API is `glance` in glance.yaml)."""
+    when = {}
+    for event in listed:
+        action, _, state = event['resource_status'].partition('_')
+        if action != 'UPDATE':
+            continue
+        key = (event['resource_name'], state)
+        if event['stack_name'] != stack:
+            key += ('nested',)
+        when.setdefault(key, event['event_time'])
+    return when
+
+
