@@ -31,7 +31,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import tempfile
 import time
 import uuid
@@ -43,9 +42,7 @@ from tests.e2e import leaks
 from tests.e2e import probe
 from tests.e2e import stacks
 from tests.functional import cloud
-
-sys.path.insert(0, os.path.join(cloud.REPO, 'tools'))
-from lc import docker_host  # noqa: E402
+from tools.lc import docker_host
 
 REPO = cloud.REPO
 ENVIRONMENTS = os.path.join(REPO, 'environments')

@@ -14,14 +14,12 @@
 
 import os
 import re
-import sys
+
+from tools.lc.builds import go
+from tools.lc.kubernetes import dns
 
 TOOLS = os.path.join(os.path.dirname(os.path.dirname(
     os.path.dirname(os.path.abspath(__file__)))), 'tools')
-sys.path.insert(0, TOOLS)
-
-from lc.builds import go  # noqa: E402
-from lc.kubernetes import dns  # noqa: E402
 
 IMAGE = 'localhost/heat-k8s/coredns:9.9.9'
 

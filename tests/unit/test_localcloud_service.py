@@ -16,16 +16,12 @@ import http.server
 import os
 import socket
 import stat
-import sys
 import threading
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.dirname(os.path.abspath(__file__)))), 'tools'))
-
-from lc import procs  # noqa: E402
-from lc import service  # noqa: E402
+from tools.lc import procs
+from tools.lc import service
 
 SLEEP = '/bin/sleep'
 

@@ -19,17 +19,17 @@ import shutil
 import sys
 import time
 
-from lc import cloud
-from lc import demo
-from lc import docker_host
-from lc import paths
-from lc import procs
-from lc.builds import go
-from lc.builds import images
-from lc.builds import recipes
-from lc.builds import venv
-from lc.kubernetes import controlplane
-from lc.kubernetes import node as node_mod
+from tools.lc import cloud
+from tools.lc import demo
+from tools.lc import docker_host
+from tools.lc import paths
+from tools.lc import procs
+from tools.lc.builds import go
+from tools.lc.builds import images
+from tools.lc.builds import recipes
+from tools.lc.builds import venv
+from tools.lc.kubernetes import controlplane
+from tools.lc.kubernetes import node as node_mod
 
 
 def _log(msg):

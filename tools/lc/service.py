@@ -28,8 +28,8 @@ from typing import Optional
 import urllib.error
 import urllib.request
 
-from lc import fetch
-from lc import procs
+from tools.lc import fetch
+from tools.lc import procs
 
 
 @dataclasses.dataclass(frozen=True)

@@ -26,11 +26,11 @@ import json
 import os
 import subprocess
 
-from lc import fetch
-from lc import procs
-from lc import service
-from lc.openstack import keystone
-from lc.openstack import passwords
+from tools.lc import fetch
+from tools.lc import procs
+from tools.lc import service
+from tools.lc.openstack import keystone
+from tools.lc.openstack import passwords
 
 API = 'heat-api'
 ENGINE = 'heat-engine'

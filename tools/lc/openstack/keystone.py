@@ -24,9 +24,9 @@ import json
 import os
 import subprocess
 
-from lc import fetch
-from lc import service
-from lc.openstack import passwords
+from tools.lc import fetch
+from tools.lc import service
+from tools.lc.openstack import passwords
 
 NAME = 'keystone'
 REGION = 'RegionOne'

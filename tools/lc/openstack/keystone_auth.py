@@ -30,11 +30,11 @@ import json
 import os
 import urllib.error
 
-from lc import procs
-from lc import service
-from lc.kubernetes import controlplane
-from lc.kubernetes import netpol
-from lc.kubernetes import pki
+from tools.lc import procs
+from tools.lc import service
+from tools.lc.kubernetes import controlplane
+from tools.lc.kubernetes import netpol
+from tools.lc.kubernetes import pki
 
 NAME = 'k8s-keystone-auth'
 # Projects whose tokens never get a namespace (the services' own project).
@@ -173,7 +173,7 @@ class KeystoneAuth(service.Service):
 
     def sync(self, user, project, project_id, timeout=30):
         """Create the project's namespace with its default deny
-        (lc.kubernetes.netpol), then authenticate once as `user` so its
+        (tools.lc.kubernetes.netpol), then authenticate once as `user` so its
         RoleBindings exist; waits until RBAC lets it read the namespace."""
         netpol.ensure_project_namespace(self.cluster, project_id)
         token = self.keystone.token(user, project)[0]

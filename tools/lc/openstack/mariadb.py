@@ -21,9 +21,9 @@ import getpass
 import os
 import subprocess
 
-from lc import service
-from lc.builds import debs
-from lc.openstack import passwords
+from tools.lc import service
+from tools.lc.builds import debs
+from tools.lc.openstack import passwords
 
 NAME = 'mariadb'
 MARIADBD = '/usr/sbin/mariadbd'

@@ -21,9 +21,9 @@ only user is created from rabbitmq.conf on first boot.
 import os
 import socket
 
-from lc import service
-from lc.builds import debs
-from lc.openstack import passwords
+from tools.lc import service
+from tools.lc.builds import debs
+from tools.lc.openstack import passwords
 
 NAME = 'rabbitmq'
 EPMD = 'epmd'
