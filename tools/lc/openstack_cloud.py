@@ -30,8 +30,8 @@ import os
 import threading
 import time
 
+from tools.lc import daemons
 from tools.lc import procs
-from tools.lc import service
 from tools.lc.openstack import heat
 from tools.lc.openstack import keystone
 from tools.lc.openstack import keystone_auth
@@ -187,7 +187,7 @@ class OpenStack(object):
                 'interface': 'public',
                 'cacert': self.cluster.ca_file,
             }
-        service.write_files({  # JSON is YAML
+        daemons.write_files({  # JSON is YAML
             self.clouds_file: json.dumps({'clouds': clouds}, indent=2)})
 
     def status(self):
