@@ -37,7 +37,7 @@ import uuid
 
 import pytest
 
-from tests.e2e import controlplane as services
+from tests.e2e import controlplane_clients
 from tests.e2e import leaks
 from tests.e2e import probe
 from tests.e2e import stacks
@@ -187,7 +187,8 @@ def token(localcloud, auth_url):
     local cloud's OS_* settings)."""
     return subprocess.run(
         ['openstack', 'token', 'issue', '-f', 'json'],
-        env=services.admin_env(localcloud, auth_url, ADMIN_PASSWORD),
+        env=controlplane_clients.admin_env(localcloud, auth_url,
+                                           ADMIN_PASSWORD),
         capture_output=True, text=True, timeout=60)
 
 
@@ -203,8 +204,9 @@ def test_the_control_plane_answers_on_the_docker_host(localcloud,
     assert out['auth_url'] == 'http://127.0.0.2:5000/v3'
     assert out['glance_public_endpoint'] == 'http://127.0.0.2:9292'
     assert out['placement_public_endpoint'] == 'http://127.0.0.2:8778'
-    answered = services.answers(localcloud, out['auth_url'], ADMIN_PASSWORD,
-                                str(tmp_path), controlplane['prefix'] + 'img')
+    answered = controlplane_clients.answers(
+        localcloud, out['auth_url'], ADMIN_PASSWORD, str(tmp_path),
+        controlplane['prefix'] + 'img')
     assert answered['same_bytes'], answered
     assert (answered['placement'], answered['providers'],
             answered['placement_without_token']) == (200, [], 401), answered
@@ -429,8 +431,8 @@ def test_the_same_template_and_parameters_run_on_kubernetes(
         assert urls['docker'] == 'http://127.0.0.2:5000/v3'
         assert urls['kubernetes'].startswith('http://127.0.0.1:')
         for backend, url in urls.items():
-            answered = services.answers(localcloud, url, ADMIN_PASSWORD,
-                                        str(tmp_path), backend)
+            answered = controlplane_clients.answers(
+                localcloud, url, ADMIN_PASSWORD, str(tmp_path), backend)
             assert answered['same_bytes'], (backend, answered)
             assert (answered['placement'],
                     answered['placement_without_token']) == (200, 401), (
