@@ -31,7 +31,7 @@ import uuid
 
 import pytest
 
-from tests.e2e import controlplane as services
+from tests.e2e import controlplane_clients as services
 from tests.e2e import probe
 from tests.e2e import stacks
 from tests.e2e import test_docker_host as dh

@@ -32,21 +32,18 @@ import json
 import os
 import re
 import subprocess
-import sys
 import tempfile
 import time
 import uuid
 
 import pytest
 
-from tests.e2e import controlplane as services
+from tests.e2e import controlplane_clients
 from tests.e2e import leaks
 from tests.e2e import probe
 from tests.e2e import stacks
 from tests.functional import cloud
-
-sys.path.insert(0, os.path.join(cloud.REPO, 'tools'))
-from lc import docker_host  # noqa: E402
+from tools.lc import docker_host
 
 REPO = cloud.REPO
 ENVIRONMENTS = os.path.join(REPO, 'environments')
@@ -159,7 +156,7 @@ def outputs(localcloud, name):
 @pytest.fixture(scope='module')
 def images(localcloud):
     """The images the control plane runs, built or found in podman."""
-    services.ensure_images(localcloud)
+    controlplane_clients.ensure_images(localcloud)
     assert os.path.exists(IMAGES_ENV), IMAGES_ENV
 
 
@@ -189,7 +186,8 @@ def token(localcloud, auth_url):
     local cloud's OS_* settings)."""
     return subprocess.run(
         ['openstack', 'token', 'issue', '-f', 'json'],
-        env=services.admin_env(localcloud, auth_url, ADMIN_PASSWORD),
+        env=controlplane_clients.admin_env(localcloud, auth_url,
+                                           ADMIN_PASSWORD),
         capture_output=True, text=True, timeout=60)
 
 
@@ -205,8 +203,9 @@ def test_the_control_plane_answers_on_the_docker_host(localcloud,
     assert out['auth_url'] == 'http://127.0.0.2:5000/v3'
     assert out['glance_public_endpoint'] == 'http://127.0.0.2:9292'
     assert out['placement_public_endpoint'] == 'http://127.0.0.2:8778'
-    answered = services.answers(localcloud, out['auth_url'], ADMIN_PASSWORD,
-                                str(tmp_path), controlplane['prefix'] + 'img')
+    answered = controlplane_clients.answers(
+        localcloud, out['auth_url'], ADMIN_PASSWORD, str(tmp_path),
+        controlplane['prefix'] + 'img')
     assert answered['same_bytes'], answered
     assert (answered['placement'], answered['providers'],
             answered['placement_without_token']) == (200, [], 401), answered

@@ -39,7 +39,7 @@ import uuid
 import pytest
 
 from heat_k8s import envelope
-from tests.e2e import controlplane
+from tests.e2e import controlplane_clients
 from tests.e2e import leaks
 from tests.e2e import stacks
 from tests.functional import cloud
@@ -565,8 +565,8 @@ def issue_token(localcloud, out):
     """`openstack token issue` as the deployed Keystone's admin."""
     result = cloud.run(
         ['openstack', 'token', 'issue', '-f', 'json'],
-        env=controlplane.admin_env(localcloud, out['auth_url'],
-                                   ADMIN_PASSWORD), timeout=120)
+        env=controlplane_clients.admin_env(localcloud, out['auth_url'],
+                                           ADMIN_PASSWORD), timeout=120)
     return json.loads(result.stdout)
 
 

@@ -21,16 +21,13 @@ import json
 import os
 import stat
 import subprocess
-import sys
 import uuid
 
 import pytest
 
 from tests.functional import cloud
-
-sys.path.insert(0, os.path.join(cloud.REPO, 'tools'))
-from lc import docker_host  # noqa: E402
-from lc.builds import recipes  # noqa: E402
+from tools.lc import docker_host
+from tools.lc.builds import recipes
 
 
 def podman(*args, check=True, env=None):

@@ -21,14 +21,9 @@ command plugin, as any command does, without asking a cloud.
 
 import os
 import subprocess
-import sys
 import unittest
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(REPO, 'tools'))
-
-from lc.builds import venv  # noqa: E402
+from tools.lc.builds import venv
 
 
 def _client_env():

@@ -24,7 +24,6 @@ import secrets
 import socket
 import struct
 import subprocess
-import sys
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -33,12 +32,9 @@ import kubernetes
 import pytest
 
 from tests.functional import cloud
-
-sys.path.insert(0, os.path.join(cloud.REPO, 'tools'))
-
-from lc.builds import go  # noqa: E402
-from lc.kubernetes import controlplane  # noqa: E402
-from lc.kubernetes import dns  # noqa: E402
+from tools.lc.builds import go
+from tools.lc.kubernetes import controlplane
+from tools.lc.kubernetes import dns
 
 HOST = '127.0.0.1'
 NOERROR, NXDOMAIN, REFUSED = 0, 3, 5

@@ -34,7 +34,6 @@ import re
 import secrets
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.parse
@@ -45,13 +44,12 @@ import jinja2
 import pytest
 import yaml
 
+from tools.lc.builds import go
+from tools.lc.builds import images
+from tools.lc.builds import recipes
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(REPO, 'tools'))
-
-from lc.builds import go  # noqa: E402
-from lc.builds import images  # noqa: E402
-from lc.builds import recipes  # noqa: E402
 
 PODMAN = list(images.PODMAN)
 RUN_FLAGS = ['--ulimit', 'nofile=1024:1024', '--ulimit', 'nproc=1024:1024',

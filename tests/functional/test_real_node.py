@@ -20,7 +20,6 @@ tests/unit/fixtures/real/, where the readiness unit tests replay them.
 
 import json
 import os
-import sys
 import uuid
 
 import kubernetes
@@ -28,9 +27,7 @@ import pytest
 
 from heat_k8s.kinds import readiness
 from tests.functional import cloud
-
-sys.path.insert(0, os.path.join(cloud.REPO, 'tools'))
-from lc.builds import recipes  # noqa: E402
+from tools.lc.builds import recipes
 
 FIXTURES = os.path.join(cloud.REPO, 'tests', 'unit', 'fixtures', 'real')
 BASE = recipes.ref('base')

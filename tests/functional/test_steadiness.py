@@ -31,7 +31,6 @@ from tests.functional import heat_cluster  # first: sets up Heat
 
 import json
 import os
-import sys
 import time
 from unittest import mock
 
@@ -40,9 +39,7 @@ from oslo_config import cfg
 from heat_k8s.kinds import steadiness
 from heat_k8s.waiting import awaiter
 from tests.functional import cloud
-
-sys.path.insert(0, os.path.join(cloud.REPO, 'tools'))
-from lc.builds import recipes  # noqa: E402
+from tools.lc.builds import recipes
 
 FIXTURES = os.path.join(cloud.REPO, 'tests', 'unit', 'fixtures', 'real')
 BASE = recipes.ref('base')

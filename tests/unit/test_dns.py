@@ -14,14 +14,10 @@
 
 import os
 import re
-import sys
 
-TOOLS = os.path.join(os.path.dirname(os.path.dirname(
-    os.path.dirname(os.path.abspath(__file__)))), 'tools')
-sys.path.insert(0, TOOLS)
-
-from lc.builds import go  # noqa: E402
-from lc.kubernetes import dns  # noqa: E402
+from tools.lc import paths
+from tools.lc.builds import go
+from tools.lc.kubernetes import dns
 
 IMAGE = 'localhost/heat-k8s/coredns:9.9.9'
 
@@ -43,7 +39,7 @@ def _directives(corefile):
 
 
 def _linked_plugins():
-    with open(os.path.join(TOOLS, 'gomod', 'coredns', 'main.go')) as f:
+    with open(os.path.join(paths.GOMOD_DIR, 'coredns', 'main.go')) as f:
         return set(re.findall(
             r'_ "github.com/coredns/coredns/plugin/(\w+)"', f.read()))
 

@@ -16,21 +16,19 @@ hashes, pins."""
 import dataclasses
 import os
 import shutil
-import sys
 import tempfile
 import unittest
 from unittest import mock
 
 import yaml
 
+from tools.lc.builds import go
+from tools.lc.builds import images
+from tools.lc.builds import recipes
+from tools.lc.builds import venv
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(REPO, 'tools'))
-
-from lc.builds import go  # noqa: E402
-from lc.builds import images  # noqa: E402
-from lc.builds import recipes  # noqa: E402
-from lc.builds import venv  # noqa: E402
 
 VERSIONS = {'DEBIAN_SUITE': 'bookworm', 'PAUSE_VERSION': '3.10.2',
             'KEYSTONE_VERSION': '30.0.0', 'WAGTAIL_VERSION': '7.4.4',
@@ -110,7 +108,7 @@ class ReferenceTest(unittest.TestCase):
     def test_the_node_imports_the_opt_in_images_only_once_built(self):
         # Importing an opt-in image must not build it (not on `up`): the
         # node takes those `tools/localcloud images glance` left.
-        from lc.kubernetes import node
+        from tools.lc.kubernetes import node
         tmp = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, tmp)
         built = os.path.join(tmp, 'glance.tar')

@@ -13,16 +13,11 @@
 """The local cloud's NetworkPolicy: the node's hook to the controller, the
 controller's rights and the project namespaces' default deny."""
 
-import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.dirname(os.path.abspath(__file__)))), 'tools'))
-
-from lc.kubernetes import controlplane  # noqa: E402
-from lc.kubernetes import netpol  # noqa: E402
-from lc.kubernetes import node_host  # noqa: E402
-from lc.openstack import keystone_auth  # noqa: E402
+from tools.lc.kubernetes import controlplane
+from tools.lc.kubernetes import netpol
+from tools.lc.kubernetes import node_host
+from tools.lc.openstack import keystone_auth
 
 
 def _postrouting():

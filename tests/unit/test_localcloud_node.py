@@ -13,15 +13,10 @@
 """The local cloud's real node: what it requires and how it is wired."""
 
 import ipaddress
-import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.dirname(os.path.abspath(__file__)))), 'tools'))
-
-from lc.kubernetes import controlplane  # noqa: E402
-from lc.kubernetes import node_config  # noqa: E402
-from lc.kubernetes import node_host  # noqa: E402
+from tools.lc.kubernetes import controlplane
+from tools.lc.kubernetes import node_config
+from tools.lc.kubernetes import node_host
 
 EVERYTHING = {key: True for key, _ in node_host.REQUIREMENTS}
 

@@ -15,6 +15,6 @@
 `single` is the one-object comparison (in-process Heat against kubectl),
 `peers` builds or installs the other tools (Helm 4, Ansible),
 `workloads` renders the ordered and flat workloads for every tool,
-`runners` creates them with each tool and times it, `stats` prints the
-tables. Imports `lc` (tools/lc) for the cached builds.
+`compare` creates them with each tool, times it and prints the tables.
+Imports `tools.lc` for the cached builds.
 """

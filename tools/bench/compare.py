@@ -34,10 +34,10 @@ import tempfile
 import time
 import uuid
 
-from bench import peers
-from bench import single
-from bench import workloads
-from lc.kubernetes import controlplane
+from tools.bench import peers
+from tools.bench import single
+from tools.bench import workloads
+from tools.lc.kubernetes import controlplane
 
 ORDERED_TOOLS = ('kubectl', 'helm', 'heat', 'ansible')
 FLAT_TOOLS = ('kubectl', 'helm', 'heat', 'heat-objects')

@@ -24,8 +24,8 @@ import os
 import subprocess
 import sys
 
-from lc import paths
-from lc.builds import go
+from tools.lc import paths
+from tools.lc.builds import go
 
 HELM = go.Component(
     name='helm', version_key='HELM_VERSION', module='helm.sh/helm/v4',
@@ -68,7 +68,7 @@ def ansible_venv(log):
 
 
 def main(argv):
-    """``python3 -m bench.peers``: build both, print where they are."""
+    """``python3 -m tools.bench.peers``: build both, print where they are."""
     def log(msg):
         print('peers: %s' % msg, file=sys.stderr, flush=True)
     if 'helm' in argv or not argv:

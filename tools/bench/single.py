@@ -678,7 +678,6 @@ def main(argv):
     args = parser().parse_args(argv)
     if args.repeat < 1:
         raise SystemExit('--repeat must be at least 1')
-    sys.path.insert(0, REPO)  # tests.unit.heat_harness
     workdir = tempfile.mkdtemp(prefix='heat-k8s-benchmark-')
     state_dir = None
     try:

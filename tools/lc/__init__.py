@@ -12,14 +12,14 @@
 
 """The local cloud behind `tools/localcloud`, grouped by what it runs.
 
-At the top: `cli` (the commands), `cloud` (the OpenStack side wired to
-the cluster: up, status, restart, down), `demo`, `docker_host` (the
-heat-config agent on this machine), `paths` (where sources, caches and
-state live), `procs` (pid and log files, start, stop, wait) and
-`service` (one runner for the long-running services). Below them three
+At the top: `cli` (the commands), `openstack_cloud` (the OpenStack side
+wired to the cluster: up, status, restart, down), `demo`, `docker_host`
+(the heat-config agent on this machine), `paths` (where sources, caches
+and state live), `procs` (pid and log files, start, stop, wait) and
+`daemons` (one runner for the long-running services). Below them three
 packages: `builds` (what is built or installed before anything runs),
 `kubernetes` (the cluster: control plane, real node, DNS, certificates)
 and `openstack` (MariaDB, RabbitMQ, Keystone, k8s-keystone-auth, Heat).
 A package imports the top-level helpers and the packages listed before it,
-never the modules at the top that use it (cli, cloud, demo).
+never the top-level modules that use it (cli, openstack_cloud, demo).
 """

@@ -19,17 +19,17 @@ import shutil
 import sys
 import time
 
-from lc import cloud
-from lc import demo
-from lc import docker_host
-from lc import paths
-from lc import procs
-from lc.builds import go
-from lc.builds import images
-from lc.builds import recipes
-from lc.builds import venv
-from lc.kubernetes import controlplane
-from lc.kubernetes import node as node_mod
+from tools.lc import demo
+from tools.lc import docker_host
+from tools.lc import openstack_cloud
+from tools.lc import paths
+from tools.lc import procs
+from tools.lc.builds import go
+from tools.lc.builds import images
+from tools.lc.builds import recipes
+from tools.lc.builds import venv
+from tools.lc.kubernetes import controlplane
+from tools.lc.kubernetes import node as node_mod
 
 
 def _log(msg):
@@ -81,7 +81,7 @@ def cmd_up(args):
         cluster.info.setdefault('openstack', {})['token_expiration'] = (
             args.token_expiration)
     cluster.save()
-    openstack = cloud.OpenStack(cluster, venv_dir, log=_log)
+    openstack = openstack_cloud.OpenStack(cluster, venv_dir, log=_log)
     openstack.up(start_kubernetes)
     _log('local cloud ready in %.1fs (%.1fs after the checks); state in %s'
          % (time.monotonic() - started, time.monotonic() - ready,
@@ -92,7 +92,7 @@ def cmd_up(args):
 
 def cmd_down(args):
     cluster = controlplane.Cluster(args.state_dir)
-    cloud.OpenStack(cluster, cluster.info.get('venv')).down()
+    openstack_cloud.OpenStack(cluster, cluster.info.get('venv')).down()
     known = set(controlplane.COMPONENTS)
     # Anything else we started (future components) first, then Kubernetes.
     known.update(node_mod.COMPONENTS)
@@ -137,7 +137,7 @@ def cmd_status(args):
         status.update(node_mod.Node(cluster).status())
     openstack = None
     if cluster.info.get('venv'):  # a full `up`, not --kubernetes-only
-        openstack = cloud.OpenStack(cluster, cluster.info['venv'])
+        openstack = openstack_cloud.OpenStack(cluster, cluster.info['venv'])
         status.update(openstack.status())
     for name, up in status.items():
         print('%-24s %s' % (name, 'running' if up else 'stopped'))
@@ -170,7 +170,7 @@ def env_exports(state_dir):
     }
     if cluster.info.get('venv'):
         exports['OS_CLIENT_CONFIG_FILE'] = os.path.join(state_dir,
-                                                        cloud.CLOUDS_FILE)
+                                                        openstack_cloud.CLOUDS_FILE)
         exports['OS_CLOUD'] = 'demo'
     return exports
 
@@ -192,12 +192,12 @@ def cmd_demo(args):
 
 def cmd_restart(args):
     cluster = controlplane.Cluster(args.state_dir)
-    if args.component in cloud.PROCESSES:
+    if args.component in openstack_cloud.PROCESSES:
         if not cluster.info.get('venv'):
             raise SystemExit('localcloud: %s is not part of this cloud '
                              '(started with --kubernetes-only)'
                              % args.component)
-        cloud.OpenStack(cluster, cluster.info['venv'],
+        openstack_cloud.OpenStack(cluster, cluster.info['venv'],
                         log=_log).restart(args.component)
     elif args.component in node_mod.COMPONENTS:
         node = node_mod.Node(cluster, log=_log)
@@ -275,7 +275,7 @@ def parser():
     r = sub.add_parser('restart', help='restart one component')
     r.add_argument('component', choices=controlplane.COMPONENTS +
                    node_mod.COMPONENTS + tuple(
-        n for n in cloud.PROCESSES if n != 'epmd'))
+        n for n in openstack_cloud.PROCESSES if n != 'epmd'))
     r.set_defaults(func=cmd_restart)
     return p
 

@@ -31,9 +31,9 @@ import subprocess
 import sys
 import time
 
-from lc import fetch
-from lc import paths
-from lc.openstack import passwords
+from tools.lc import fetch
+from tools.lc import paths
+from tools.lc.openstack import passwords
 
 STACK_NAME = 'demo-app'
 TEMPLATE = os.path.join(paths.REPO_DIR, 'templates', 'example', 'app.yaml')

@@ -29,15 +29,17 @@ cleanup must not see another stack's containers. ``podman_env()`` gives
 the environment to look at a host's containers (``podman ps``).
 """
 
+import functools
 import hashlib
+import importlib.util
 import json
 import os
 import subprocess
 import sys
 import time
 
-from lc import paths
-from lc import procs
+from tools.lc import paths
+from tools.lc import procs
 
 AGENT_DIR = os.path.join(paths.REPO_DIR, 'agent')
 # A real server polls every 30 s; loopback Heat can take a poll a second.
@@ -66,13 +68,14 @@ additionalimagestores = ["{images}"]
 """
 
 
+@functools.cache
 def _install_module():
-    sys.path.insert(0, AGENT_DIR)
-    try:
-        import install
-    finally:
-        sys.path.remove(AGENT_DIR)
-    return install
+    """agent/install.py: loaded from its file, agent/ ships as files."""
+    spec = importlib.util.spec_from_file_location(
+        'heat_k8s_agent_install', os.path.join(AGENT_DIR, 'install.py'))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def agent_venv():

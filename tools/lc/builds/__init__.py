@@ -16,6 +16,7 @@
 (tools/versions.env, tools/gomod), `debs` installs the Debian packages a
 service needs, `venv` makes the OpenStack virtualenv with heat-k8s in it,
 `recipes` declares the container images and `images` builds them.
-Everything is cached by version or content. Imports only `lc.paths` and
-modules of this package; it starts no long-running process.
+Everything is cached by version or content. Imports only
+`tools.lc.paths` and modules of this package; it starts no long-running
+process.
 """

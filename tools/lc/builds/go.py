@@ -28,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 
-from lc import paths
+from tools.lc import paths
 
 
 @dataclasses.dataclass(frozen=True)

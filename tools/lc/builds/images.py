@@ -35,9 +35,9 @@ import sys
 import tarfile
 import tempfile
 
-from lc import paths
-from lc.builds import go
-from lc.builds import recipes
+from tools.lc import paths
+from tools.lc.builds import go
+from tools.lc.builds import recipes
 
 MIRROR = 'http://deb.debian.org/debian'
 RECIPE_LABEL = 'heat-k8s.recipe'

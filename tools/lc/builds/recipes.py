@@ -21,8 +21,8 @@ tools/versions.env or from the Debian package it is named after.
 import dataclasses
 import os
 
-from lc import paths
-from lc.builds import go
+from tools.lc import paths
+from tools.lc.builds import go
 
 REGISTRY = 'localhost/heat-k8s'
 IMAGES_DIR = os.path.join(paths.TOOLS_DIR, 'images')

@@ -37,8 +37,8 @@ import shutil
 import subprocess
 import sys
 
-from lc import paths
-from lc.builds import go
+from tools.lc import paths
+from tools.lc.builds import go
 
 CLOUD = 'cloud'
 CLIENT = 'client'

@@ -19,10 +19,10 @@ import ssl
 import urllib.error
 import urllib.request
 
-from lc import fetch
-from lc import paths
-from lc import procs
-from lc.kubernetes import pki
+from tools.lc import fetch
+from tools.lc import paths
+from tools.lc import procs
+from tools.lc.kubernetes import pki
 
 # The order components start in; `down` stops them in reverse.
 COMPONENTS = ('etcd', 'kube-apiserver', 'kube-controller-manager',
@@ -46,7 +46,7 @@ USERS = {
     'kubelet': ('system:node:node-0', ('system:nodes',)),
     'kube-proxy': ('system:kube-proxy', ()),
     # The node's NetworkPolicy controller: its own ClusterRole
-    # (lc.kubernetes.netpol).
+    # (tools.lc.kubernetes.netpol).
     'kube-network-policies': ('system:kube-network-policies', ()),
 }
 # Fake nodes are for scale and simulated failures: a pod lands on one only

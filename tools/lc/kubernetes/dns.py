@@ -27,9 +27,9 @@ import tempfile
 import time
 import urllib.error
 
-from lc.builds import go
-from lc.builds import images
-from lc.builds import recipes
+from tools.lc.builds import go
+from tools.lc.builds import images
+from tools.lc.builds import recipes
 
 NAMESPACE = 'kube-system'
 NAME = 'coredns'

@@ -30,18 +30,18 @@ import shutil
 import subprocess
 import time
 
-from lc import fetch
-from lc import paths
-from lc import procs
-from lc.builds import debs
-from lc.builds import go
-from lc.builds import images
-from lc.builds import recipes
-from lc.kubernetes import dns
-from lc.kubernetes import netpol
-from lc.kubernetes import node_config as config
-from lc.kubernetes import node_host
-from lc.kubernetes import pki
+from tools.lc import fetch
+from tools.lc import paths
+from tools.lc import procs
+from tools.lc.builds import debs
+from tools.lc.builds import go
+from tools.lc.builds import images
+from tools.lc.builds import recipes
+from tools.lc.kubernetes import dns
+from tools.lc.kubernetes import netpol
+from tools.lc.kubernetes import node_config as config
+from tools.lc.kubernetes import node_host
+from tools.lc.kubernetes import pki
 
 # The order components start in; `down` stops them in reverse.
 COMPONENTS = ('containerd', netpol.NAME, 'kubelet', 'kube-proxy')

@@ -18,7 +18,7 @@ and the node's name, labels and DNS settings they carry.
 
 import json
 
-from lc.kubernetes import node_host
+from tools.lc.kubernetes import node_host
 
 NAME = 'node-0'
 # The example and the service templates place pods by `role`; kwok nodes

@@ -27,8 +27,8 @@ import shlex
 import shutil
 import subprocess
 
-from lc.kubernetes import controlplane
-from lc.kubernetes import netpol
+from tools.lc.kubernetes import controlplane
+from tools.lc.kubernetes import netpol
 
 POD_CIDR = '10.85.0.0/24'
 GATEWAY = '10.85.0.1'
@@ -132,7 +132,7 @@ def guard_rules(apiserver_port):
     pods reach the API server (bound to 127.0.0.1) at the `kubernetes`
     Service address, as kube-proxy serves loopback NodePorts; and new
     connections of pods go to the NetworkPolicy controller's queue
-    (lc.kubernetes.netpol)."""
+    (tools.lc.kubernetes.netpol)."""
     return [
         ('filter', 'FORWARD', ['-i', BRIDGE, '!', '-o', BRIDGE, '-j',
                                'DROP']),

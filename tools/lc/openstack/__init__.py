@@ -10,12 +10,13 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""The OpenStack services of the local cloud, each a `lc.service.Service`.
+"""The OpenStack services of the local cloud, each a `daemons.Service`.
 
 `mariadb` and `rabbitmq` (from Debian's packages), `keystone`
 (`keystone_setup` runs in the cloud's virtualenv to populate it),
 `keystone_auth` (k8s-keystone-auth, the apiserver's token webhook) and
 `heat` (heat-api and heat-engine); `passwords` keeps their generated
-secrets. Imports `lc.service`, `lc.procs`, `lc.builds` and, for the
-webhook only, `lc.kubernetes`; `lc.cloud` wires them together.
+secrets. Imports `tools.lc.daemons`, `tools.lc.procs`, `tools.lc.builds`
+and, for the webhook only, `tools.lc.kubernetes`; `tools.lc.openstack_cloud`
+wires them together.
 """

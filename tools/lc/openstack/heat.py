@@ -26,11 +26,11 @@ import json
 import os
 import subprocess
 
-from lc import fetch
-from lc import procs
-from lc import service
-from lc.openstack import keystone
-from lc.openstack import passwords
+from tools.lc import daemons
+from tools.lc import fetch
+from tools.lc import procs
+from tools.lc.openstack import keystone
+from tools.lc.openstack import passwords
 
 API = 'heat-api'
 ENGINE = 'heat-engine'
@@ -141,7 +141,7 @@ def utcnow():
         tzinfo=None, microsecond=0)
 
 
-class Heat(service.Service):
+class Heat(daemons.Service):
 
     PORT = API
     DIR = 'heat'
@@ -195,7 +195,7 @@ class Heat(service.Service):
             keystone=self.identity.url, service_user=SERVICE_USER,
             service_password=self.identity.password(SERVICE_USER),
             dir=self.dir)
-        service.write_files({self.conf: text})
+        daemons.write_files({self.conf: text})
         # heat-k8s's settings, by its helper: the endpoint from the
         # catalog (registered by register_kubernetes()), the cluster's CA.
         self.configure_tool('--config-file', self.conf, '--catalog',
@@ -233,16 +233,16 @@ class Heat(service.Service):
     def processes(self):
         workers = '%d heat-engine workers to register' % ENGINE_WORKERS
         return (
-            service.Process(ENGINE, [self.bin('python'),
+            daemons.Process(ENGINE, [self.bin('python'),
                                      self.bin('heat-engine'),
                                      '--config-file', self.conf],
                             ready=self._registered, what=workers,
                             ready_timeout=120, stop_timeout=20),
-            service.Process(API, self.uwsgi(
+            daemons.Process(API, self.uwsgi(
                 'heat.wsgi.api:application', 2, 1,
                 '--pyargv', '--config-file ' + self.conf, procname=API),
                 # The versions document.
-                ready=service.answers(self.url + '/', (200, 300)),
+                ready=daemons.answers(self.url + '/', (200, 300)),
                 what='heat-api at ' + self.url,
                 ready_timeout=120, stop_timeout=20))
 

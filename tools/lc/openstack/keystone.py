@@ -24,9 +24,9 @@ import json
 import os
 import subprocess
 
-from lc import fetch
-from lc import service
-from lc.openstack import passwords
+from tools.lc import daemons
+from tools.lc import fetch
+from tools.lc.openstack import passwords
 
 NAME = 'keystone'
 REGION = 'RegionOne'
@@ -97,7 +97,7 @@ POLICY = {'identity:validate_token': (
     '(role:reader and user_domain_id:%(target.token.user.domain.id)s)')}
 
 
-class Keystone(service.Service):
+class Keystone(daemons.Service):
 
     PORT = NAME
     DIR = NAME
@@ -125,7 +125,7 @@ class Keystone(service.Service):
                 '\n'.join(result.stderr.strip().splitlines()[-5:])))
 
     def configure(self, db_url):
-        service.write_files({
+        daemons.write_files({
             self.conf: CONF.format(db=db_url, dir=self.dir,
                                    expiration=self.token_expiration),
             # oslo.policy finds policy.yaml beside keystone.conf.
@@ -159,8 +159,8 @@ class Keystone(service.Service):
         argv = self.uwsgi('keystone.wsgi.api:application', 1, 4, '--env',
                           'OS_KEYSTONE_CONFIG_FILES=' + self.conf,
                           procname='keystone')
-        return (service.Process(NAME, argv,
-                                ready=service.answers(self.auth_url),
+        return (daemons.Process(NAME, argv,
+                                ready=daemons.answers(self.auth_url),
                                 what='Keystone at ' + self.auth_url),)
 
     def admin_env(self):

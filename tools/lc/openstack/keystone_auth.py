@@ -30,11 +30,11 @@ import json
 import os
 import urllib.error
 
-from lc import procs
-from lc import service
-from lc.kubernetes import controlplane
-from lc.kubernetes import netpol
-from lc.kubernetes import pki
+from tools.lc import daemons
+from tools.lc import procs
+from tools.lc.kubernetes import controlplane
+from tools.lc.kubernetes import netpol
+from tools.lc.kubernetes import pki
 
 NAME = 'k8s-keystone-auth'
 # Projects whose tokens never get a namespace (the services' own project).
@@ -85,7 +85,7 @@ def _reader_rules():
 CLUSTER_ROLES = {'member': MEMBER_RULES, 'reader': _reader_rules()}
 
 
-class KeystoneAuth(service.Service):
+class KeystoneAuth(daemons.Service):
 
     PORT = NAME
     DIR = NAME
@@ -122,7 +122,7 @@ class KeystoneAuth(service.Service):
             '--authentication-token-webhook-version=v1beta1',
             '--authentication-token-webhook-cache-ttl=30s',
         ]
-        service.write_files({  # JSON is YAML
+        daemons.write_files({  # JSON is YAML
             self.sync_config: json.dumps(sync, indent=2),
             self.webhook_config: json.dumps(webhook, indent=2),
             os.path.join(self.state_dir, controlplane.WEBHOOK_FLAGS_FILE):
@@ -144,8 +144,8 @@ class KeystoneAuth(service.Service):
 
     def processes(self):
         """Needs Keystone up; it serves once the apiserver answers."""
-        return (service.Process(
-            NAME, self.argv(), ready=service.accepts(self.port),
+        return (daemons.Process(
+            NAME, self.argv(), ready=daemons.accepts(self.port),
             what='%s on port %d' % (NAME, self.port)),)
 
     def apply_cluster_roles(self):
@@ -173,7 +173,7 @@ class KeystoneAuth(service.Service):
 
     def sync(self, user, project, project_id, timeout=30):
         """Create the project's namespace with its default deny
-        (lc.kubernetes.netpol), then authenticate once as `user` so its
+        (tools.lc.kubernetes.netpol), then authenticate once as `user` so its
         RoleBindings exist; waits until RBAC lets it read the namespace."""
         netpol.ensure_project_namespace(self.cluster, project_id)
         token = self.keystone.token(user, project)[0]

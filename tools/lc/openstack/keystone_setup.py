@@ -12,7 +12,7 @@
 
 """Idempotent Keystone setup, run inside the cloud's virtualenv.
 
-Reads a JSON spec on stdin (see keystone.py and lc/cloud.py): roles,
+Reads a JSON spec on stdin (see keystone.py and lc/openstack_cloud.py): roles,
 domains, projects, users with their role assignments, and catalog services
 with their endpoints. Prints the IDs of what it made as JSON. One process
 instead of dozens of `openstack` CLI calls keeps `up` fast.

@@ -21,16 +21,16 @@ import getpass
 import os
 import subprocess
 
-from lc import service
-from lc.builds import debs
-from lc.openstack import passwords
+from tools.lc import daemons
+from tools.lc.builds import debs
+from tools.lc.openstack import passwords
 
 NAME = 'mariadb'
 MARIADBD = '/usr/sbin/mariadbd'
 PACKAGES = {'mariadb-server': MARIADBD, 'mariadb-client': '/usr/bin/mariadb'}
 
 
-class MariaDB(service.Service):
+class MariaDB(daemons.Service):
 
     PORT = NAME
     DIR = NAME
@@ -56,7 +56,7 @@ class MariaDB(service.Service):
                 '--innodb-doublewrite=0']
 
     def processes(self):
-        return (service.Process(
+        return (daemons.Process(
             NAME, self.argv(), ready=self._accepts,
             what='MariaDB on port %d' % self.port, stop_timeout=30),)
 
@@ -73,7 +73,7 @@ class MariaDB(service.Service):
                 check=True, capture_output=True)
 
     def _accepts(self):
-        return (service.accepts(self.port)()
+        return (daemons.accepts(self.port)()
                 and os.path.exists(self.socket))
 
     def sql(self, statements, database=None):

@@ -21,9 +21,9 @@ only user is created from rabbitmq.conf on first boot.
 import os
 import socket
 
-from lc import service
-from lc.builds import debs
-from lc.openstack import passwords
+from tools.lc import daemons
+from tools.lc.builds import debs
+from tools.lc.openstack import passwords
 
 NAME = 'rabbitmq'
 EPMD = 'epmd'
@@ -35,7 +35,7 @@ USER = 'heat'
 _AMQP_HEADER = b'AMQP\x00\x00\x09\x01'
 
 
-class RabbitMQ(service.Service):
+class RabbitMQ(daemons.Service):
 
     PORT = 'rabbitmq'
     DIR = NAME
@@ -88,12 +88,12 @@ class RabbitMQ(service.Service):
 
     def processes(self):
         return (
-            service.Process(EPMD, [
+            daemons.Process(EPMD, [
                 '/usr/bin/epmd', '-address', '127.0.0.1',
                 '-port', str(self.cluster.port('epmd'))]),
             # The script stays the parent of the Erlang VM and forwards
             # TERM, so the pid file tracks a /bin/sh.
-            service.Process(NAME, ['/bin/sh', SERVER], ready=self.ready,
+            daemons.Process(NAME, ['/bin/sh', SERVER], ready=self.ready,
                             what='RabbitMQ on port %d' % self.port,
                             ready_timeout=90, stop_timeout=30,
                             env=self.env(), cwd=self.dir))
@@ -101,7 +101,7 @@ class RabbitMQ(service.Service):
     def prepare(self):
         """Install on demand, write the config."""
         debs.ensure(PACKAGES, log=self.log)
-        service.write_files(self.config_files())
+        daemons.write_files(self.config_files())
 
     def ready(self):
         with socket.create_connection(('127.0.0.1', self.port),

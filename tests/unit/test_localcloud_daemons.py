@@ -10,22 +10,18 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""The local cloud's service runner, with real processes and sockets."""
+"""tools/lc/daemons.py with real processes and sockets."""
 
 import http.server
 import os
 import socket
 import stat
-import sys
 import threading
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.dirname(os.path.abspath(__file__)))), 'tools'))
-
-from lc import procs  # noqa: E402
-from lc import service  # noqa: E402
+from tools.lc import daemons
+from tools.lc import procs
 
 SLEEP = '/bin/sleep'
 
@@ -38,7 +34,7 @@ class _Cluster(object):
         return 1
 
 
-class _Pair(service.Service):
+class _Pair(daemons.Service):
     """Two sleeping processes; the second is ready once a flag is set."""
 
     DIR = 'pair'
@@ -52,8 +48,8 @@ class _Pair(service.Service):
         self.prepared += 1
 
     def processes(self):
-        return (service.Process('first', [SLEEP, '60'], stop_timeout=5),
-                service.Process('second', [SLEEP, '60'],
+        return (daemons.Process('first', [SLEEP, '60'], stop_timeout=5),
+                daemons.Process('second', [SLEEP, '60'],
                                 ready=lambda: self.ready_now,
                                 what='the second', ready_timeout=0.5,
                                 stop_timeout=5))
@@ -119,28 +115,28 @@ def server():
 
 
 def _process(check):
-    return service.Process('x', [SLEEP], ready=check)
+    return daemons.Process('x', [SLEEP], ready=check)
 
 
 def test_answers_accepts_the_statuses_it_is_given(server):
     url = 'http://127.0.0.1:%d' % server
-    assert service.ready(_process(service.answers(url + '/v3')))
-    assert not service.ready(_process(service.answers(url + '/')))
-    assert service.ready(_process(service.answers(url + '/', (200, 300))))
-    assert not service.ready(_process(service.answers(url + '/nothing')))
+    assert daemons.ready(_process(daemons.answers(url + '/v3')))
+    assert not daemons.ready(_process(daemons.answers(url + '/')))
+    assert daemons.ready(_process(daemons.answers(url + '/', (200, 300))))
+    assert not daemons.ready(_process(daemons.answers(url + '/nothing')))
 
 
 def test_accepts_is_ready_only_while_something_listens(server):
-    assert service.ready(_process(service.accepts(server)))
+    assert daemons.ready(_process(daemons.accepts(server)))
     with socket.socket() as s:
         s.bind(('127.0.0.1', 0))
         closed = s.getsockname()[1]
-    assert not service.ready(_process(service.accepts(closed)))
+    assert not daemons.ready(_process(daemons.accepts(closed)))
 
 
 def test_written_files_are_private(tmp_path):
     path = str(tmp_path / 'conf' / 'service.conf')
-    service.write_files({path: 'secret = 1\n'})
+    daemons.write_files({path: 'secret = 1\n'})
     with open(path) as f:
         assert f.read() == 'secret = 1\n'
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600

@@ -30,13 +30,13 @@ import os
 import threading
 import time
 
-from lc import procs
-from lc import service
-from lc.openstack import heat
-from lc.openstack import keystone
-from lc.openstack import keystone_auth
-from lc.openstack import mariadb
-from lc.openstack import rabbitmq
+from tools.lc import daemons
+from tools.lc import procs
+from tools.lc.openstack import heat
+from tools.lc.openstack import keystone
+from tools.lc.openstack import keystone_auth
+from tools.lc.openstack import mariadb
+from tools.lc.openstack import rabbitmq
 
 # Keystone user -> the project it is a `member` of (same name).
 TENANTS = ('demo', 'other')
@@ -187,7 +187,7 @@ class OpenStack(object):
                 'interface': 'public',
                 'cacert': self.cluster.ca_file,
             }
-        service.write_files({  # JSON is YAML
+        daemons.write_files({  # JSON is YAML
             self.clouds_file: json.dumps({'clouds': clouds}, indent=2)})
 
     def status(self):

@@ -10,7 +10,7 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""One runner for the cloud's long-running services.
+"""The cloud's long-running services as daemons: start, wait, stop.
 
 A service says what it runs as data: its processes in start order, each a
 `Process` (argv, environment, working directory, how to tell it is ready,
@@ -28,8 +28,8 @@ from typing import Optional
 import urllib.error
 import urllib.request
 
-from lc import fetch
-from lc import procs
+from tools.lc import fetch
+from tools.lc import procs
 
 
 @dataclasses.dataclass(frozen=True)
