@@ -31,7 +31,7 @@ import uuid
 
 import pytest
 
-from tests.e2e import controlplane_clients as services
+from tests.e2e import controlplane_clients as clients
 from tests.e2e import probe
 from tests.e2e import stacks
 from tests.e2e import test_docker_host as dh
@@ -43,7 +43,7 @@ ADMIN_PASSWORD = 'cp-Admin-' + uuid.uuid4().hex[:12]
 
 @pytest.fixture(scope='module')
 def images(localcloud):
-    services.ensure_images(localcloud)
+    clients.ensure_images(localcloud)
 
 
 def test_one_release_behind_then_upgraded_in_order(localcloud, images,
@@ -78,18 +78,18 @@ def test_one_release_behind_then_upgraded_in_order(localcloud, images,
         created = time.monotonic() - started
         url = dh.outputs(localcloud, name)['auth_url']
         assert url.startswith('http://127.0.0.1:')
-        answered = services.answers(localcloud, url, ADMIN_PASSWORD,
+        answered = clients.answers(localcloud, url, ADMIN_PASSWORD,
                                     str(tmp_path), 'kubernetes-before')
         assert answered['same_bytes'], answered
         print('kubernetes: stack create to the first image saved back: '
               '%.0fs (CREATE_COMPLETE after %.0fs)' % (
                   time.monotonic() - started, created))
         assert _running_tags(localcloud, prefix) == (
-            services.RELEASE_TAGS[FROM_RELEASE])
+            clients.RELEASE_TAGS[FROM_RELEASE])
         _upgrade_in_order(localcloud, name, url, str(tmp_path))
         assert _running_tags(localcloud, prefix) == (
-            services.RELEASE_TAGS[TO_RELEASE])
-        answered = services.answers(localcloud, url, ADMIN_PASSWORD,
+            clients.RELEASE_TAGS[TO_RELEASE])
+        answered = clients.answers(localcloud, url, ADMIN_PASSWORD,
                                     str(tmp_path), 'kubernetes-after')
         assert answered['same_bytes'], answered
         assert (answered['placement'],
@@ -119,7 +119,7 @@ def _running_tags(localcloud, prefix):
     return {d['metadata']['name'][len(prefix):]: d['spec']['template'][
         'spec']['containers'][0]['image'].rsplit(':', 1)[1]
         for d in deployments
-        if d['metadata']['name'][len(prefix):] in services.RELEASE_TAGS[
+        if d['metadata']['name'][len(prefix):] in clients.RELEASE_TAGS[
             TO_RELEASE]
         and d['metadata']['name'].startswith(prefix)}
 
@@ -128,8 +128,8 @@ def _upgrade_in_order(localcloud, name, auth_url, workdir):
     """`release` raised by one while every service is asked without
     pause: each service's failed requests reported; the order of the
     steps read from Heat's events."""
-    env = services.admin_env(localcloud, auth_url, ADMIN_PASSWORD)
-    image_id, original = services.upload(env, workdir, 'before-upgrade')
+    env = clients.admin_env(localcloud, auth_url, ADMIN_PASSWORD)
+    image_id, original = clients.upload(env, workdir, 'before-upgrade')
     probes = probe.control_plane(auth_url, ADMIN_PASSWORD)
     started = time.monotonic()
     localcloud.run('openstack', 'stack', 'update', '--existing',
@@ -157,8 +157,8 @@ def _upgrade_in_order(localcloud, name, auth_url, workdir):
     for before, after in zip(steps, steps[1:]):
         assert when[(before, 'COMPLETE', 'nested')] <= when[
             (after, 'IN_PROGRESS', 'nested')], (before, after)
-    assert services.saved_back(env, image_id, original)
-    services.openstack(env, 'image', 'delete', image_id)
+    assert clients.saved_back(env, image_id, original)
+    clients.openstack(env, 'image', 'delete', image_id)
 
 
 def _update_times(listed, stack):
