@@ -37,7 +37,7 @@ from heat_k8s.kinds import progress
 from heat_k8s.kinds import projection
 from heat_k8s.kinds import readiness
 from heat_k8s.kinds import redaction
-from heat_k8s.resources import common
+from heat_k8s.resources.shared import common
 from heat_k8s.waiting import awaiter
 from heat_k8s.waiting import progress as reporting
 
