@@ -61,7 +61,7 @@ def _configured_keyring(config_files):
     from heat.common import config as heat_config  # noqa: F401 (options)
     from oslo_config import cfg
 
-    from heat_k8s.resources import sensitive
+    from heat_k8s.resources.shared import sensitive
     cfg.CONF([], project='heat', default_config_files=config_files or None)
     return sensitive.keyring()
 

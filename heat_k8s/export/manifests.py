@@ -26,8 +26,8 @@ import copy
 
 import yaml
 
+from heat_k8s.kinds import labels
 from heat_k8s.kinds import redaction
-from heat_k8s.resources import labels
 
 SERVER_METADATA = (
     'uid', 'resourceVersion', 'generation', 'creationTimestamp',

@@ -22,6 +22,11 @@ modules of this package (readiness, immutable, naming) read it; requests
 for these kinds need no API discovery, while other kinds (custom
 resources, other API versions) are discovered per endpoint.
 
+Beside the kinds, rules for objects of any kind, read by the resource
+types and by the export: ``labels`` (the ownership marks Heat
+writes), ``projection`` and ``drift`` (a live object against what was
+asked or applied), ``objectset`` (many objects behind one resource).
+
 This layer is pure: it imports no Heat and makes no request.
 """
 

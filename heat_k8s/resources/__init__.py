@@ -14,20 +14,16 @@
 
 """The Heat layer: one module per resource type, and what they share.
 
-``base`` holds Heat's lifecycle for every type (create, update, delete,
-check, suspend, adopt) in lifecycle order; its mixins say what the object
-is (``manifest``: name, namespace, manifest, validation) and read and wait
-for it (``live``: verdict, attributes, observe reality, the edge to
-``heat_k8s.waiting``). ``common`` has the properties and attributes every
-type shares; a type's module only declares data (its kind, body
-properties, attributes). ``registry`` maps type names to classes for
-Heat's plugin loader. ``objects`` puts many objects behind one resource,
-each seen by ``members`` as the ``generic`` resource it would be, planned
-by ``objectset`` (pure). ``labels`` (ownership), ``projection`` (observe
-reality), ``sensitive`` (hidden property values), ``literal`` (checks at
-`template validate`), ``templated`` and
-``files`` (rendered configuration) serve them. The fixes to Heat's engine
-are a package of their own, ``heat_k8s.enginefixes``. This layer may
-import every other layer; the others never import it. This package's own
-import pulls no Heat module, so the pure helpers here load without Heat.
+Each module here is one type a template names (a single Kubernetes kind's
+module declares only data: its kind, body properties, attributes), and
+``registry`` maps the type names to these classes for Heat's plugin
+loader. Most modules bear their type's
+name; three are shorter: ``pvc`` (OS::Kubernetes::PersistentVolumeClaim),
+``generic`` (OS::Kubernetes::Resource) and ``files``
+(OS::HeatK8s::RenderedFiles). What the types are built from (Heat's
+lifecycle, the shared properties, the mixins) is ``shared``; the pure
+rules they apply to objects (ownership labels, object sets, projection)
+are in ``heat_k8s.kinds``, and the fixes to Heat's engine are
+``heat_k8s.enginefixes``. This layer may import every other layer; the
+others never import it.
 """

@@ -17,9 +17,9 @@ declared in heat_k8s.kinds.KINDS['ConfigMap']."""
 
 from heat.engine import attributes
 
-from heat_k8s.resources import base
-from heat_k8s.resources import common
-from heat_k8s.resources import templated
+from heat_k8s.resources.shared import base
+from heat_k8s.resources.shared import common
+from heat_k8s.resources.shared import templated
 
 PROPERTIES = (DATA, BINARY_DATA, IMMUTABLE) = (
     'data', 'binary_data', 'immutable')

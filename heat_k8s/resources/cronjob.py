@@ -16,8 +16,8 @@
 declared in heat_k8s.kinds.KINDS['CronJob']."""
 
 from heat_k8s import kinds
-from heat_k8s.resources import base
-from heat_k8s.resources import common
+from heat_k8s.resources.shared import base
+from heat_k8s.resources.shared import common
 
 
 class CronJob(base.KubernetesResource):

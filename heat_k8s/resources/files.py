@@ -28,11 +28,11 @@ from heat_k8s import envelope
 from heat_k8s import keyring
 from heat_k8s import sealing
 from heat_k8s.rendering import checksum
-from heat_k8s.resources import base
-from heat_k8s.resources import literal
-from heat_k8s.resources import references
-from heat_k8s.resources import sensitive
-from heat_k8s.resources import templated
+from heat_k8s.resources.shared import base
+from heat_k8s.resources.shared import literal
+from heat_k8s.resources.shared import references
+from heat_k8s.resources.shared import sensitive
+from heat_k8s.resources.shared import templated
 
 PROPERTIES = (SECRETS, SECRET_FILES, RECIPIENT) = (
     'secrets', 'secret_files', 'recipient')

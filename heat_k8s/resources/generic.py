@@ -20,10 +20,10 @@ from heat.engine import constraints
 from heat.engine import properties
 
 from heat_k8s import kinds
+from heat_k8s.kinds import labels
 from heat_k8s.kinds import readiness
-from heat_k8s.resources import base
-from heat_k8s.resources import common
-from heat_k8s.resources import labels
+from heat_k8s.resources.shared import base
+from heat_k8s.resources.shared import common
 
 PROPERTIES = (MANIFEST, WAIT_FOR) = ('manifest', 'wait_for')
 

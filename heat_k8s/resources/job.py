@@ -19,8 +19,8 @@ from heat.engine import attributes
 
 from heat_k8s import kinds
 from heat_k8s.kinds import fields
-from heat_k8s.resources import base
-from heat_k8s.resources import common
+from heat_k8s.resources.shared import base
+from heat_k8s.resources.shared import common
 
 
 class Job(base.KubernetesResource):

@@ -15,8 +15,8 @@
 """OS::Kubernetes::Namespace; what Kubernetes says about the kind is
 declared in heat_k8s.kinds.KINDS['Namespace']."""
 
-from heat_k8s.resources import base
-from heat_k8s.resources import common
+from heat_k8s.resources.shared import base
+from heat_k8s.resources.shared import common
 
 
 class Namespace(base.KubernetesResource):

@@ -36,15 +36,15 @@ from oslo_log import log as logging
 
 from heat_k8s.client import kube as kube_mod
 from heat_k8s.kinds import immutable
+from heat_k8s.kinds import labels
 from heat_k8s.kinds import naming
-from heat_k8s.resources import base
-from heat_k8s.resources import common
-from heat_k8s.resources import labels
-from heat_k8s.resources import literal
-from heat_k8s.resources import live
-from heat_k8s.resources import manifest as manifested
-from heat_k8s.resources import members
-from heat_k8s.resources import objectset
+from heat_k8s.kinds import objectset
+from heat_k8s.resources.shared import base
+from heat_k8s.resources.shared import common
+from heat_k8s.resources.shared import literal
+from heat_k8s.resources.shared import live
+from heat_k8s.resources.shared import manifest as manifested
+from heat_k8s.resources.shared import members
 from heat_k8s.waiting import awaiter
 from heat_k8s.waiting import progress as reporting
 

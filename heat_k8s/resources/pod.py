@@ -18,8 +18,8 @@ declared in heat_k8s.kinds.KINDS['Pod']."""
 from heat.engine import attributes
 
 from heat_k8s.kinds import fields
-from heat_k8s.resources import base
-from heat_k8s.resources import common
+from heat_k8s.resources.shared import base
+from heat_k8s.resources.shared import common
 
 
 class Pod(base.KubernetesResource):

@@ -15,8 +15,8 @@
 """OS::Kubernetes::PersistentVolumeClaim; what Kubernetes says about the
 kind is declared in heat_k8s.kinds.KINDS['PersistentVolumeClaim']."""
 
-from heat_k8s.resources import base
-from heat_k8s.resources import common
+from heat_k8s.resources.shared import base
+from heat_k8s.resources.shared import common
 
 
 class PersistentVolumeClaim(base.KubernetesResource):

@@ -28,7 +28,7 @@ from heat.engine import resource
 
 from heat_k8s import keyring
 from heat_k8s import sealing
-from heat_k8s.resources import sensitive
+from heat_k8s.resources.shared import sensitive
 
 PROPERTIES = (LENGTH, FORMAT, SALT, VALUE) = (
     'length', 'format', 'salt', 'value')

@@ -31,7 +31,7 @@ from heat.engine import properties
 from heat.engine import resource
 from heat.engine.resources.openstack.heat import none_resource
 
-from heat_k8s.resources import literal
+from heat_k8s.resources.shared import literal
 
 PROPERTIES = (SERVICE, REQUIRES) = ('service', 'requires')
 NONE_TYPE = 'OS::Heat::None'

@@ -23,11 +23,11 @@ from heat.engine import properties
 from heat_k8s import keyring
 from heat_k8s import sealing
 from heat_k8s.rendering import checksum
-from heat_k8s.resources import base
-from heat_k8s.resources import common
-from heat_k8s.resources import references
-from heat_k8s.resources import sensitive
-from heat_k8s.resources import templated
+from heat_k8s.resources.shared import base
+from heat_k8s.resources.shared import common
+from heat_k8s.resources.shared import references
+from heat_k8s.resources.shared import sensitive
+from heat_k8s.resources.shared import templated
 
 PROPERTIES = (TYPE, DATA, STRING_DATA, IMMUTABLE) = (
     'type', 'data', 'string_data', 'immutable')

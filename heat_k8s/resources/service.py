@@ -17,8 +17,8 @@ declared in heat_k8s.kinds.KINDS['Service']."""
 
 from heat.engine import attributes
 
-from heat_k8s.resources import base
-from heat_k8s.resources import common
+from heat_k8s.resources.shared import base
+from heat_k8s.resources.shared import common
 
 
 def _cluster_ip(obj):

@@ -16,7 +16,7 @@
 declared in heat_k8s.kinds.KINDS['StatefulSet']."""
 
 from heat_k8s import kinds
-from heat_k8s.resources import base
+from heat_k8s.resources.shared import base
 
 
 class StatefulSet(base.ScaledWorkload):

@@ -21,7 +21,7 @@ import copy
 import json
 
 from heat_k8s import sealing
-from heat_k8s.resources import sensitive
+from heat_k8s.resources.shared import sensitive
 from tests import simulated
 
 SIM = 'sim.heat-k8s.io/'

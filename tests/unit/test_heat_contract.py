@@ -14,8 +14,8 @@
 
 """What heat_k8s relies on in Heat's private code, on the installed Heat.
 
-heat_k8s/resources/yaqlfix.py patches ``Yaql._parse``;
-heat_k8s/resources/sensitive.py overrides
+heat_k8s/enginefixes/yaqlfix.py patches ``Yaql._parse``;
+heat_k8s/resources/shared/sensitive.py overrides
 ``Resource._update_stored_properties``, rewrites the
 ``_stored_properties_data`` it fills, and copies a resource past
 ``Resource.__new__`` for stack preview. None of that is Heat's API, so a
@@ -48,12 +48,12 @@ from oslo_config import cfg
 
 from heat_k8s.enginefixes import patching
 from heat_k8s.enginefixes import yaqlfix
-from heat_k8s.resources import sensitive
+from heat_k8s.resources.shared import sensitive
 
 YAQLFIX = 'heat_k8s/enginefixes/yaqlfix.py'
-LITERAL = 'heat_k8s/resources/literal.py'
-SENSITIVE = 'heat_k8s/resources/sensitive.py'
-BASE = 'heat_k8s/resources/base.py'
+LITERAL = 'heat_k8s/resources/shared/literal.py'
+SENSITIVE = 'heat_k8s/resources/shared/sensitive.py'
+BASE = 'heat_k8s/resources/shared/base.py'
 MARKER = 'stored-as-rewritten'
 YAQL = 'heat.engine.hot.functions.Yaql'
 

@@ -23,8 +23,8 @@ import unittest
 
 from heat_k8s import kinds
 from heat_k8s.kinds import readiness
-from heat_k8s.resources import base
 from heat_k8s.resources.registry import KUBERNETES_TYPES
+from heat_k8s.resources.shared import base
 
 TYPED = {name: cls for name, cls in KUBERNETES_TYPES.items() if cls.kind}
 

@@ -15,7 +15,7 @@
 import copy
 import unittest
 
-from heat_k8s.resources import labels
+from heat_k8s.kinds import labels
 from tests.unit.fixtures import load
 
 STACK_ID = '3f2c1a9e-5b7d-4c1e-9a8f-2d6b0e4c7a11'

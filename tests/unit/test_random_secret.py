@@ -30,7 +30,7 @@ from oslo_config import cfg
 
 from heat_k8s import envelope
 from heat_k8s import sealing
-from heat_k8s.resources import sensitive
+from heat_k8s.resources.shared import sensitive
 from tests.unit.heat_harness import template
 
 CONF_PATH = '/etc/api/api.conf'

@@ -34,7 +34,7 @@ from heat_k8s import keyring
 from heat_k8s import resealing
 from heat_k8s import sealing
 from heat_k8s.cmd import keys
-from heat_k8s.resources import sensitive
+from heat_k8s.resources.shared import sensitive
 from tests.unit.heat_harness import template
 
 PROJECT = heat_harness.PROJECT_ID

@@ -27,9 +27,9 @@ from heat.objects import event as event_object
 from oslo_config import cfg
 
 from heat_k8s import keyring
+from heat_k8s.kinds import labels
 from heat_k8s.kinds import naming
-from heat_k8s.resources import labels
-from heat_k8s.resources import sensitive
+from heat_k8s.resources.shared import sensitive
 from tests.unit.heat_harness import deployment
 from tests.unit.heat_harness import template
 

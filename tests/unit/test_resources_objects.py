@@ -19,7 +19,7 @@ from tests.unit import heat_harness  # first: sets up Heat
 import copy
 import unittest
 
-from heat_k8s.resources import objectset
+from heat_k8s.kinds import objectset
 from tests.unit.heat_harness import PROJECT_ID
 from tests.unit.heat_harness import deployment
 from tests.unit.heat_harness import template

@@ -25,7 +25,7 @@ from heat.engine import resource
 from heat.engine import scheduler
 
 from heat_k8s.client import kube
-from heat_k8s.resources import labels
+from heat_k8s.kinds import labels
 from tests.unit.heat_harness import deployment
 from tests.unit.heat_harness import template
 

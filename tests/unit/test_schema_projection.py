@@ -17,8 +17,8 @@
 import testtools
 
 from heat_k8s import config  # noqa: F401  (registers [kubernetes])
+from heat_k8s.kinds import projection
 from heat_k8s.kinds import schema
-from heat_k8s.resources import projection
 
 
 def _deployment(**spec_changes):

@@ -19,7 +19,7 @@ import unittest
 
 from heat_k8s import keyring
 from heat_k8s import sealing
-from heat_k8s.resources import references
+from heat_k8s.resources.shared import references
 
 # Hand-made test keys (random bytes, as `heat-k8s-keys generate` prints).
 OLD_KEY = keyring.generate()

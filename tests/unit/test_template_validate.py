@@ -16,9 +16,9 @@
 create` (EngineService.validate_template and create_stack, in-process).
 
 Heat 27 validates a template with strict_validate off, so these run
-through heat_k8s.resources.literal; each wrong value must be refused by
-both, naming the property and the field path, and stack create must
-store nothing.
+through heat_k8s.resources.shared.literal; each wrong value must be
+refused by both, naming the property and the field path, and stack
+create must store nothing.
 """
 
 from tests.unit import heat_harness  # first: sets up Heat

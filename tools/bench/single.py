@@ -460,7 +460,7 @@ def heat_test_case(bench):
     from heat.engine import scheduler
     from oslo_config import cfg
 
-    from heat_k8s.resources import base
+    from heat_k8s.resources.shared import base
 
     class HeatBenchmark(heat_harness.KubernetesTestCase):
 

@@ -34,10 +34,10 @@ from heat_k8s import kinds
 from heat_k8s.client import kube as kube_mod
 from heat_k8s.kinds import drift
 from heat_k8s.kinds import progress
+from heat_k8s.kinds import projection
 from heat_k8s.kinds import readiness
 from heat_k8s.kinds import redaction
-from heat_k8s.resources import common
-from heat_k8s.resources import projection
+from heat_k8s.resources.shared import common
 from heat_k8s.waiting import awaiter
 from heat_k8s.waiting import progress as reporting
 

@@ -26,10 +26,10 @@ import dataclasses
 from heat.common import exception
 
 from heat_k8s.client import kube as kube_mod
-from heat_k8s.resources import common
+from heat_k8s.kinds import objectset
 from heat_k8s.resources import generic
-from heat_k8s.resources import objectset
-from heat_k8s.resources import sensitive
+from heat_k8s.resources.shared import common
+from heat_k8s.resources.shared import sensitive
 from heat_k8s.waiting import awaiter
 
 MANIFESTS = 'manifests'

@@ -32,13 +32,13 @@ from heat_k8s import kinds
 from heat_k8s.client import kube as kube_mod
 from heat_k8s.client import plugin as client
 from heat_k8s.kinds import immutable
+from heat_k8s.kinds import labels
 from heat_k8s.kinds import readiness
 from heat_k8s.rendering import checksum
-from heat_k8s.resources import common
-from heat_k8s.resources import labels
-from heat_k8s.resources import live
-from heat_k8s.resources import manifest
-from heat_k8s.resources import sensitive
+from heat_k8s.resources.shared import common
+from heat_k8s.resources.shared import live
+from heat_k8s.resources.shared import manifest
+from heat_k8s.resources.shared import sensitive
 from heat_k8s.waiting import awaiter
 
 LOG = logging.getLogger(__name__)

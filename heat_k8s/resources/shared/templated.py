@@ -28,7 +28,7 @@ from heat.engine import properties
 from heat_k8s import rendering
 from heat_k8s.kinds import fieldrules
 from heat_k8s.kinds import redaction
-from heat_k8s.resources import sensitive
+from heat_k8s.resources.shared import sensitive
 
 PROPERTIES = (TEMPLATES, VALUES, VALUE_OVERRIDES, INI_OVERRIDES) = (
     'templates', 'values', 'value_overrides', 'ini_overrides')

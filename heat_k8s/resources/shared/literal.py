@@ -35,7 +35,7 @@ from heat.common import exception
 from heat.engine import function
 from heat.engine import properties as heat_properties
 
-from heat_k8s.resources import sensitive
+from heat_k8s.resources.shared import sensitive
 
 SECTION = 'properties'
 

@@ -30,12 +30,12 @@ from oslo_config import cfg
 
 from heat_k8s import kinds
 from heat_k8s.kinds import fieldrules
+from heat_k8s.kinds import labels
 from heat_k8s.kinds import naming
 from heat_k8s.kinds import schema as openapi
-from heat_k8s.resources import common
-from heat_k8s.resources import labels
-from heat_k8s.resources import literal
-from heat_k8s.resources import sensitive
+from heat_k8s.resources.shared import common
+from heat_k8s.resources.shared import literal
+from heat_k8s.resources.shared import sensitive
 
 CONF = cfg.CONF
 NAME, NAMESPACE, LABELS, ANNOTATIONS, CLUSTER = (

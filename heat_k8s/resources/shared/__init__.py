@@ -1,0 +1,28 @@
+# Copyright 2026 heat-k8s developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""What the resource types are built from; none of it is a type itself.
+
+``base`` is Heat's lifecycle for every Kubernetes type (create, update,
+delete, check, suspend, adopt) in lifecycle order; its mixins say what the
+object is (``manifest``: name, namespace, manifest, validation) and read
+and wait for it (``live``: verdict, attributes, observe reality, the edge
+to ``heat_k8s.waiting``). ``common`` has the properties and attributes
+every type shares. ``sensitive`` (hidden property values), ``literal``
+(checks at `template validate`), ``templated`` (files rendered from
+templates) and ``references`` (the references_only property) serve the
+types that need them. ``members`` is how OS::Kubernetes::Objects sees
+each of its objects as the OS::Kubernetes::Resource it would be, so it is
+the one module here that imports a type's (``generic``).
+"""
