@@ -82,13 +82,14 @@ def test_configuration_objects(api, namespace):
         'metadata': {'name': 'db-credentials'},
         'stringData': {'username': 'keystone',
                        'password': 's3cr3t-Pa55w0rd'}})
+    backup = workload('Job', 'backup', {'job': 'backup'},
+                      container('echo backed up'))['spec']
+    backup['template']['spec']['restartPolicy'] = 'OnFailure'
     create(api, namespace, {
         'apiVersion': 'batch/v1', 'kind': 'CronJob',
         'metadata': {'name': 'backup'},
         'spec': {'schedule': '0 3 * * *', 'concurrencyPolicy': 'Forbid',
-                 'jobTemplate': {'spec': workload(
-                     'Job', 'backup', {'job': 'backup'},
-                     container('echo backed up'))['spec']}}})
+                 'jobTemplate': {'spec': backup}}})
     for name, kind, api_version, obj_name in (
             ('configmap', 'ConfigMap', 'v1', 'web-config'),
             ('secret', 'Secret', 'v1', 'db-credentials'),
