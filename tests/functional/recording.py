@@ -79,6 +79,14 @@ def pod(name, *containers, restart='Always', **spec):
                           'containers': list(containers)}, **spec)}
 
 
+def claim(name, storage_class):
+    return {'apiVersion': 'v1', 'kind': 'PersistentVolumeClaim',
+            'metadata': {'name': name},
+            'spec': {'accessModes': ['ReadWriteOnce'],
+                     'storageClassName': storage_class,
+                     'resources': {'requests': {'storage': '1Gi'}}}}
+
+
 def wait_for(api, kind, namespace, name, check, what, api_version='v1'):
     """The object once check(object) is true."""
     return cloud.wait_until(

@@ -26,6 +26,7 @@ import kubernetes
 from heat_k8s.kinds import readiness
 from tests.functional import cloud
 from tests.functional.recording import SLOW
+from tests.functional.recording import claim
 from tests.functional.recording import container
 from tests.functional.recording import create
 from tests.functional.recording import events_of
@@ -198,17 +199,12 @@ def test_a_claim_bound_to_a_local_volume_is_used_by_a_pod(
                          'key': 'kubernetes.io/hostname',
                          'operator': 'In', 'values': ['node-0']}]}]}}}})
     try:
-        create(api, namespace, {
-            'apiVersion': 'v1', 'kind': 'PersistentVolumeClaim',
-            'metadata': {'name': 'data'},
-            'spec': {'accessModes': ['ReadWriteOnce'],
-                     'storageClassName': storage_class,
-                     'resources': {'requests': {'storage': '1Gi'}}}})
+        create(api, namespace, claim('data', storage_class))
 
         def bound():
-            claim = get(api, 'PersistentVolumeClaim', namespace, 'data')
-            return readiness.persistentvolumeclaim(claim).state == \
-                readiness.READY and claim
+            live = get(api, 'PersistentVolumeClaim', namespace, 'data')
+            return readiness.persistentvolumeclaim(live).state == \
+                readiness.READY and live
         record('pvc_bound_local', cloud.wait_until(bound, 'claim bound',
                                                    timeout=SLOW))
         create(api, namespace, pod('writer', container(

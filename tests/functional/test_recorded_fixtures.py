@@ -28,6 +28,7 @@ import pytest
 from heat_k8s.kinds import readiness
 from tests.functional import cloud
 from tests.functional.recording import SLOW
+from tests.functional.recording import claim
 from tests.functional.recording import container
 from tests.functional.recording import create
 from tests.functional.recording import get
@@ -291,18 +292,13 @@ def test_a_claim_that_binds_on_first_consumer(api, namespace):
         'volumeBindingMode': 'WaitForFirstConsumer'})
     classes = resource(api, 'StorageClass', 'storage.k8s.io/v1')
     try:
-        create(api, namespace, {
-            'apiVersion': 'v1', 'kind': 'PersistentVolumeClaim',
-            'metadata': {'name': 'data'},
-            'spec': {'accessModes': ['ReadWriteOnce'],
-                     'storageClassName': storage_class,
-                     'resources': {'requests': {'storage': '1Gi'}}}})
-        claim = wait_for(api, 'PersistentVolumeClaim', namespace, 'data',
-                         lambda c: c.get('status', {}).get('phase'),
-                         'claim Pending')
+        create(api, namespace, claim('data', storage_class))
+        pending = wait_for(api, 'PersistentVolumeClaim', namespace, 'data',
+                           lambda c: c.get('status', {}).get('phase'),
+                           'claim Pending')
         sc = classes.get(name=storage_class).to_dict()
-        assert ready(claim, {'storageclass': sc})
-        record('pvc_pending', claim)
+        assert ready(pending, {'storageclass': sc})
+        record('pvc_pending', pending)
         record('storageclass_local_path', sc)
     finally:
         classes.delete(name=storage_class)
