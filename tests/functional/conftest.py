@@ -65,6 +65,12 @@ def admin(cluster):
     client.close()
 
 
+@pytest.fixture(scope='module')
+def api(admin):
+    """A dynamic client on the admin ApiClient."""
+    return kubernetes.dynamic.DynamicClient(admin)
+
+
 @pytest.fixture(scope='class')
 def cluster_for_unittest(request, cluster):
     """Hands the session's cluster to unittest-style test classes."""

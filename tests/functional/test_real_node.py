@@ -14,82 +14,27 @@
 lack their image, fail their probe or exit with a message.
 
 Each test checks what heat_k8s.kinds.readiness says of the live object. With
-HEAT_K8S_RECORD_FIXTURES=1 the objects are saved under
-tests/unit/fixtures/real/, where the readiness unit tests replay them.
+HEAT_K8S_RECORD_FIXTURES=1 the objects are saved under tests/unit/fixtures/
+(tests.functional.recording), where the readiness unit tests replay them.
 """
 
-import json
 import os
 import uuid
 
 import kubernetes
-import pytest
 
 from heat_k8s.kinds import readiness
 from tests.functional import cloud
-from tools.lc.builds import recipes
-
-FIXTURES = os.path.join(cloud.REPO, 'tests', 'unit', 'fixtures', 'real')
-BASE = recipes.ref('base')
-SLOW = 120  # a real pod: image unpack, sandbox, probes
-
-
-def record(name, obj):
-    if os.environ.get('HEAT_K8S_RECORD_FIXTURES'):
-        os.makedirs(FIXTURES, exist_ok=True)
-        with open(os.path.join(FIXTURES, name + '.json'), 'w') as f:
-            json.dump(obj, f, indent=2, sort_keys=True)
-            f.write('\n')
-
-
-@pytest.fixture(scope='module')
-def api(admin):
-    return kubernetes.dynamic.DynamicClient(admin)
-
-
-def get(api, kind, namespace, name, api_version='v1'):
-    resource = api.resources.get(api_version=api_version, kind=kind)
-    return resource.get(name=name, namespace=namespace).to_dict()
-
-
-def create(api, namespace, obj):
-    resource = api.resources.get(api_version=obj['apiVersion'],
-                                 kind=obj['kind'])
-    return resource.create(body=obj, namespace=namespace).to_dict()
-
-
-def pods_of(api, namespace, selector):
-    resource = api.resources.get(api_version='v1', kind='Pod')
-    return [p.to_dict() for p in resource.get(
-        namespace=namespace, label_selector=selector).items]
-
-
-def events_of(api, namespace, name):
-    resource = api.resources.get(api_version='v1', kind='Event')
-    return [e.to_dict() for e in resource.get(
-        namespace=namespace,
-        field_selector='involvedObject.name=' + name).items]
-
-
-def container(command, **extra):
-    return dict({'name': 'app', 'image': BASE, 'imagePullPolicy': 'Never',
-                 'command': ['sh', '-c', command],
-                 'securityContext': {'allowPrivilegeEscalation': False}},
-                **extra)
-
-
-def pod(name, *containers, restart='Always', **spec):
-    return {'apiVersion': 'v1', 'kind': 'Pod',
-            'metadata': {'name': name, 'labels': {'test': name}},
-            'spec': dict({'restartPolicy': restart,
-                          'terminationGracePeriodSeconds': 1,
-                          'containers': list(containers)}, **spec)}
-
-
-def wait_for_pod(api, namespace, name, check, what):
-    return cloud.wait_until(
-        lambda: (lambda p: check(p) and p)(get(api, 'Pod', namespace, name)),
-        what, timeout=SLOW, interval=1)
+from tests.functional.recording import SLOW
+from tests.functional.recording import claim
+from tests.functional.recording import container
+from tests.functional.recording import create
+from tests.functional.recording import events_of
+from tests.functional.recording import get
+from tests.functional.recording import pod
+from tests.functional.recording import pods_of
+from tests.functional.recording import record
+from tests.functional.recording import wait_for_pod
 
 
 def test_a_pod_really_runs_on_the_real_node(api, namespace):
@@ -254,17 +199,12 @@ def test_a_claim_bound_to_a_local_volume_is_used_by_a_pod(
                          'key': 'kubernetes.io/hostname',
                          'operator': 'In', 'values': ['node-0']}]}]}}}})
     try:
-        create(api, namespace, {
-            'apiVersion': 'v1', 'kind': 'PersistentVolumeClaim',
-            'metadata': {'name': 'data'},
-            'spec': {'accessModes': ['ReadWriteOnce'],
-                     'storageClassName': storage_class,
-                     'resources': {'requests': {'storage': '1Gi'}}}})
+        create(api, namespace, claim('data', storage_class))
 
         def bound():
-            claim = get(api, 'PersistentVolumeClaim', namespace, 'data')
-            return readiness.persistentvolumeclaim(claim).state == \
-                readiness.READY and claim
+            live = get(api, 'PersistentVolumeClaim', namespace, 'data')
+            return readiness.persistentvolumeclaim(live).state == \
+                readiness.READY and live
         record('pvc_bound_local', cloud.wait_until(bound, 'claim bound',
                                                    timeout=SLOW))
         create(api, namespace, pod('writer', container(

@@ -20,8 +20,8 @@ the exit code and the last lines the container wrote, or at its timeout
 with the probe that stopped passing.
 
 With HEAT_K8S_RECORD_FIXTURES=1 the objects the waiter judged (the
-workload and its pods, each time it looked) are saved under
-tests/unit/fixtures/real/ as steady_<case>.json, where
+workload and its pods, each time it looked) are saved
+(tests.functional.recording) as tests/unit/fixtures/steady_<case>.json, where
 tests/unit/test_steadiness.py replays them.
 """
 
@@ -29,8 +29,6 @@ from tests.functional import heat_cluster  # first: sets up Heat
 
 # isort: split
 
-import json
-import os
 import time
 from unittest import mock
 
@@ -38,11 +36,9 @@ from oslo_config import cfg
 
 from heat_k8s.kinds import steadiness
 from heat_k8s.waiting import awaiter
-from tests.functional import cloud
-from tools.lc.builds import recipes
+from tests.functional import recording
 
-FIXTURES = os.path.join(cloud.REPO, 'tests', 'unit', 'fixtures', 'real')
-BASE = recipes.ref('base')
+BASE = recording.BASE
 HOLD = 5
 MESSAGE = 'cannot open /etc/app/app.conf'
 
@@ -106,11 +102,7 @@ class Recorder:
             patch.stop()
 
     def save(self, case):
-        if os.environ.get('HEAT_K8S_RECORD_FIXTURES'):
-            with open(os.path.join(FIXTURES, 'steady_%s.json' % case),
-                      'w') as f:
-                json.dump(self.looks, f, indent=2, sort_keys=True)
-                f.write('\n')
+        recording.record('steady_' + case, self.looks)
 
 
 class CrashIsNotReadyTest(heat_cluster.ClusterTestCase):

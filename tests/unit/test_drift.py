@@ -12,7 +12,7 @@
 
 """heat_k8s.kinds.drift over objects recorded from a real API server.
 
-The fixtures real/drift_*.json were applied as DEPLOYMENT, CONFIGMAP and
+The fixtures drift_*.json were applied as DEPLOYMENT, CONFIGMAP and
 SECRET below with field manager 'heat', then changed outside Heat:
 `kubectl apply --server-side --force-conflicts --field-manager=ops` of
 replicas 5, a merge patch by kubectl-edit replacing the containers (image
@@ -58,7 +58,7 @@ CONTAINER = 'spec.template.spec.containers[name=app]'
 
 
 def real(name):
-    return fixtures.load('real/drift_' + name)
+    return fixtures.load('drift_' + name)
 
 
 def named(manifest, name):

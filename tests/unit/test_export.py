@@ -181,12 +181,13 @@ class PlainTest(unittest.TestCase):
                          manifests.plain(service)['spec']['clusterIP'])
 
     def test_a_claim_forgets_its_volume(self):
-        claim = manifests.plain(load('pvc_bound'))
+        claim = manifests.plain(load('pvc_bound_local'))
         self.assertNotIn('volumeName', claim['spec'])
         self.assertNotIn('volumeMode', claim['spec'])
         self.assertNotIn('finalizers', claim['metadata'])
         self.assertNotIn('annotations', claim['metadata'])
-        self.assertEqual('standard', claim['spec']['storageClassName'])
+        self.assertEqual(load('pvc_bound_local')['spec']['storageClassName'],
+                         claim['spec']['storageClassName'])
 
     def test_a_job_loses_the_selector_the_api_generated(self):
         job = manifests.plain(load('job_complete'))

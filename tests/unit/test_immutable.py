@@ -77,7 +77,7 @@ class ReplacementPathsTest(unittest.TestCase):
 
     def test_identical_manifests(self):
         for name in ('job_running', 'statefulset_ready', 'pod_ready',
-                     'pvc_bound', 'service_clusterip', 'secret'):
+                     'pvc_bound_local', 'service_clusterip', 'secret'):
             obj = desired(name)
             self.assert_paths([], obj['kind'], obj, copy.deepcopy(obj))
 
@@ -127,6 +127,11 @@ class ReplacementPathsTest(unittest.TestCase):
 
     def test_statefulset_names_the_immutable_fields_that_changed(self):
         sts = desired('statefulset_ready')
+        # The recorded one has no claims (the real node has no provisioner).
+        sts['spec']['volumeClaimTemplates'] = [{
+            'metadata': {'name': 'data'}, 'spec': {
+                'accessModes': ['ReadWriteOnce'],
+                'resources': {'requests': {'storage': '1Gi'}}}}]
         storage = ('spec.volumeClaimTemplates.0.spec.resources.requests.'
                    'storage')
         self.assert_paths(['spec.volumeClaimTemplates'], 'StatefulSet', sts,
@@ -156,7 +161,7 @@ class ReplacementPathsTest(unittest.TestCase):
                          changed(svc, 'spec.type', DELETE))
 
     def test_pvc_storage_can_grow_in_place(self):
-        pvc = desired('pvc_bound')
+        pvc = desired('pvc_bound_local')
         self.assert_paths([], 'PersistentVolumeClaim', pvc, changed(
             pvc, 'spec.resources.requests.storage', '5Gi'))
         self.assert_paths(['spec.storageClassName'], 'PersistentVolumeClaim',

@@ -25,9 +25,8 @@ from heat_k8s.waiting import progress as reporting
 from tests.unit.fixtures import load
 
 UTC = datetime.timezone.utc
-# The recorded objects' cluster time, a little after they were read.
-NOW = datetime.datetime(2026, 11, 22, 4, 22, 20, tzinfo=UTC)
-REAL_NOW = datetime.datetime(2026, 11, 24, 5, 44, 30, tzinfo=UTC)
+# The recorded objects' cluster time: 40 s after pod_probe_failing started.
+NOW = datetime.datetime(2026, 11, 27, 18, 40, 48, tzinfo=UTC)
 
 
 def text(obj, related=None, now=NOW):
@@ -39,8 +38,8 @@ def test_a_rollout_names_its_counts_and_its_pods_on_their_way():
             load('pod_ready')]
     assert text(load('deployment_rolling'), {'pods': pods}) == (
         'Deployment web: 3/3 replicas ready, 1/3 updated; '
-        'pod web-5d8f9c7b6d-p9r4t in ImagePullBackOff; '
-        'pod web-5d8f9c7b6d-zz9lq not scheduled (Unschedulable)')
+        'pod unschedulable not scheduled (Unschedulable); '
+        'pod %s in ImagePullBackOff' % pods[1]['metadata']['name'])
 
 
 def test_before_the_pods_are_read_only_the_counts_are_shown():
@@ -66,7 +65,7 @@ def test_terminating_pods_are_not_shown():
 
 def test_a_spec_the_controller_has_not_seen_says_so():
     deployment = load('deployment_rolling')
-    deployment['metadata']['generation'] = 3
+    deployment['metadata']['generation'] += 1
     assert text(deployment) == (
         'Deployment web: waiting for the controller to see the new spec')
 
@@ -74,10 +73,10 @@ def test_a_spec_the_controller_has_not_seen_says_so():
 def test_a_job_shows_its_running_pod_and_for_how_long():
     pod = load('pod_ready')
     pod['status']['containerStatuses'][0]['state']['running'][
-        'startedAt'] = '2026-11-22T04:21:40Z'
+        'startedAt'] = '2026-11-27T18:40:08Z'
     assert text(load('job_running'), {'pods': [pod]}) == (
-        'Job db-sync: 1 active, 1 failed (backoffLimit 2); '
-        'pod web-7c5ddbdf54-8kq2m running for 40 s')
+        'Job db-retry: 1 active, 1 failed (backoffLimit 2); '
+        'pod runs running for 40 s')
 
 
 def test_ages_change_every_ten_seconds_then_every_minute():
@@ -86,13 +85,13 @@ def test_ages_change_every_ten_seconds_then_every_minute():
 
 
 def test_a_pod_in_the_kubelets_words():
-    assert [text(load('real/' + name), now=REAL_NOW) for name in (
+    assert [text(load(name), now=NOW) for name in (
         'pod_crashloop', 'pod_image_missing', 'pod_probe_failing')] == [
         'Pod crash: restarted 2 times (exit code 2)',
         'Pod noimage: in ErrImageNeverPull',
         'Pod unready: running for 40 s, not ready']
     assert text(load('pod_config_error')) == (
-        'Pod web-5d8f9c7b6d-q7w3e: in CreateContainerConfigError')
+        'Pod config-error: in CreateContainerConfigError')
 
 
 def test_an_init_container_is_shown_as_kubectl_shows_it():

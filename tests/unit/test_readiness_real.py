@@ -11,7 +11,7 @@
 # under the License.
 
 """The readiness rules on objects a real kubelet (1.36, containerd 1.6)
-reported: fixtures/real/*.json, recorded by
+reported: fixtures/*.json, recorded by
 tests/functional/test_real_node.py with HEAT_K8S_RECORD_FIXTURES=1."""
 
 import pytest
@@ -24,16 +24,12 @@ READY, PROGRESSING, FAILED = (readiness.READY, readiness.PROGRESSING,
                               readiness.FAILED)
 
 
-def real(name):
-    return load('real/' + name)
-
-
 def test_a_running_pod_is_ready():
-    assert readiness.evaluate(real('pod_ready')).state == READY
+    assert readiness.evaluate(load('pod_ready')).state == READY
 
 
 def test_a_crash_loop_as_the_kubelet_reports_it():
-    pod = real('pod_crashloop')
+    pod = load('pod_crashloop')
     (status,) = pod['status']['containerStatuses']
     # Back-off, as 1.36 shows it: the last run terminated, not "waiting".
     assert 'terminated' in status['state']
@@ -44,7 +40,7 @@ def test_a_crash_loop_as_the_kubelet_reports_it():
 
 
 def test_an_image_that_is_not_there():
-    verdict = readiness.evaluate(real('pod_image_missing'))
+    verdict = readiness.evaluate(load('pod_image_missing'))
     assert verdict == readiness.Verdict(PROGRESSING, (
         'pod noimage container app: ErrImageNeverPull: Container image '
         '"localhost/heat-k8s/not-built:1" is not present with pull policy '
@@ -52,24 +48,24 @@ def test_an_image_that_is_not_there():
 
 
 def test_a_job_whose_pod_cannot_pull_its_image_is_stuck():
-    job = real('job_failed')
+    job = load('job_failed')
     job['status'] = {'active': 1}
-    verdict = readiness.evaluate(job, {'pods': [real('pod_image_missing')]})
+    verdict = readiness.evaluate(job, {'pods': [load('pod_image_missing')]})
     assert (verdict.state, verdict.stuck) == (PROGRESSING, True)
     # Without its pods (read only to explain) nothing says it is stuck.
     assert not readiness.evaluate(job).stuck
 
 
 def test_a_failing_readiness_probe_is_named():
-    verdict = readiness.evaluate(real('pod_probe_failing'))
+    verdict = readiness.evaluate(load('pod_probe_failing'))
     assert verdict == readiness.Verdict(PROGRESSING, (
         'pod unready container app: running but not ready (readiness probe '
         'exec sh -c echo not yet; exit 1 not passing)'))
 
 
 def test_a_failed_job_with_its_pods_exit_code_and_message():
-    verdict = readiness.evaluate(real('job_failed'),
-                                 {'pods': [real('job_failed_pod')]})
+    verdict = readiness.evaluate(load('job_failed'),
+                                 {'pods': [load('job_failed_pod')]})
     assert verdict.state == FAILED
     assert verdict.message.startswith('job migrate failed: pod migrate-')
     assert verdict.message.endswith(
@@ -79,7 +75,7 @@ def test_a_failed_job_with_its_pods_exit_code_and_message():
 
 
 def test_a_stalled_rollout_fails():
-    verdict = readiness.evaluate(real('deployment_deadline'))
+    verdict = readiness.evaluate(load('deployment_deadline'))
     assert verdict.state == FAILED
     assert verdict.message.startswith(
         'deployment stalled rollout failed: ProgressDeadlineExceeded: '
@@ -87,7 +83,7 @@ def test_a_stalled_rollout_fails():
 
 
 def test_a_claim_bound_to_a_local_volume():
-    verdict = readiness.evaluate(real('pvc_bound_local'))
+    verdict = readiness.evaluate(load('pvc_bound_local'))
     assert verdict.state == READY
     assert verdict.message.startswith('claim data is bound to volume local-')
 

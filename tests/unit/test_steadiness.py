@@ -14,7 +14,7 @@
 replaying what the waiter judged on the real node.
 
 tests/functional/test_steadiness.py recorded, each time the waiter looked,
-the workload and its pods (fixtures/real/steady_<case>.json): a
+the workload and its pods (fixtures/steady_<case>.json): a
 Deployment whose container exits at once with code 3, one whose
 container exits 0, a Pod whose readiness probe passes once, and a
 Deployment that stays up. The looks replay in order on a fake clock.
@@ -32,7 +32,7 @@ MESSAGE = 'cannot open /etc/app/app.conf'
 
 
 def looks(case):
-    return load('real/steady_' + case)
+    return load('steady_' + case)
 
 
 class Clock:

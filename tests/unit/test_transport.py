@@ -49,7 +49,9 @@ from tests.unit import tokens
 # http package's `server` attribute is eventlet's green copy, whose server
 # would wait on a hub no thread runs.
 http_server = importlib.import_module('http.server')
-SECRET_PATH = '/api/v1/namespaces/demo/secrets/db-credentials'
+SECRET = objects.load('secret')
+SECRET_PATH = '/api/v1/namespaces/%s/secrets/db-credentials' % (
+    SECRET['metadata']['namespace'])
 # What must never reach a log: the fixture Secret's data, encoded and not.
 SECRET_VALUES = ('czNjcjN0LVBhNTV3MHJk', 's3cr3t-Pa55w0rd')
 
@@ -318,10 +320,10 @@ class TransportTest(testtools.TestCase):
         client = self.server.kube()
         logs = self.useFixture(AllLogRecords())
         self.assertEqual(secret, client.get('v1', 'Secret', 'db-credentials',
-                                            'demo'))
+                                            secret['metadata']['namespace']))
         error = self.assertRaises(kube.ApiError, client.apply, secret)
         self.assertNotIn(SECRET_VALUES[1], str(error))
-        self.server.answer('GET', '/api/v1/namespaces/demo/secrets', 200,
+        self.server.answer('GET', SECRET_PATH.rsplit('/', 1)[0], 200,
                            json.dumps({'type': 'MODIFIED', 'object': secret}
                                       ).encode() + b'\n')
         self.assertEqual([secret], list(client.watch(secret, 5)))

@@ -145,8 +145,10 @@ class WaitForTest(unittest.TestCase):
                           '.status}=True'),
             ('deployment_ready', 'jsonpath={.status.readyReplicas}=3'),
             ('job_running', 'jsonpath={.spec.suspend}=false'),
-            ('deployment_ready', r'jsonpath={.metadata.labels.app\.'
-                                 r'kubernetes\.io/managed-by}=heat'),
+            ('endpointslice_web', r'jsonpath={.metadata.labels.'
+                                  r'endpointslice\.kubernetes\.io/'
+                                  r'managed-by}='
+                                  'endpointslice-controller.k8s.io'),
             ('service_clusterip', 'jsonpath={.spec.clusterIP}'),
         ]
         for fixture, expr in cases:

@@ -13,8 +13,8 @@
 """The waiting state machine, driven by replaying recorded objects.
 
 Each test hands an Awaiter a fake cluster: reads and watches that replay
-objects a real kubelet reported (fixtures/real) or the API server returned
-(fixtures), in order, on a fake clock that watches move forward as a real
+objects a real kubelet reported and the API server returned (fixtures),
+in order, on a fake clock that watches move forward as a real
 watch would take time. The readiness rules judge them for real.
 """
 
@@ -43,8 +43,8 @@ POLL_INTERVAL_MAX = 20
 Watch = collections.namedtuple('Watch', 'events runs', defaults=((), None))
 
 
-def real(name):
-    return load('real/' + name)
+def version_of(name):
+    return load(name)['metadata']['resourceVersion']
 
 
 def unavailable():
@@ -128,7 +128,7 @@ def marked_for_deletion(obj):
 def test_an_object_ready_at_the_first_poll_needs_no_read_and_no_watch():
     clock = Clock()
     cluster = Cluster(clock)
-    wait = start(clock, live=real('pod_ready'))
+    wait = start(clock, live=load('pod_ready'))
     assert cluster.awaiter().ready(wait) is READY
     assert (cluster.read_count, cluster.watched) == (0, [])
 
@@ -144,8 +144,8 @@ def test_a_wait_for_nothing_is_over_before_anything_is_read():
 def test_an_object_ready_during_a_watch_is_ready_when_the_watch_sees_it():
     clock = Clock()
     cluster = Cluster(clock, watches=[
-        Watch([(1.5, real('pod_probe_failing')), (3.0, real('pod_ready'))])])
-    wait = start(clock, live=real('pod_probe_failing'))
+        Watch([(1.5, load('pod_probe_failing')), (3.0, load('pod_ready'))])])
+    wait = start(clock, live=load('pod_probe_failing'))
     assert cluster.awaiter().ready(wait) is READY
     # Noticed 3 s in, not at the end of the 5 s watch.
     assert clock.now == 5003.0
@@ -154,12 +154,13 @@ def test_an_object_ready_during_a_watch_is_ready_when_the_watch_sees_it():
 
 def test_an_object_ready_between_watches_is_read_ready_at_the_next_poll():
     clock = Clock()
-    cluster = Cluster(clock, reads=[real('pod_ready')], watches=[Watch()])
-    wait = start(clock, live=real('pod_probe_failing'))
+    cluster = Cluster(clock, reads=[load('pod_ready')], watches=[Watch()])
+    wait = start(clock, live=load('pod_probe_failing'))
     waiting = cluster.awaiter()
     # The watch ended with nothing: poll again a second later...
     assert waiting.ready(wait) == PollAgain(1)
-    assert cluster.watched == [('1473', WATCH_SECONDS)]
+    assert cluster.watched == [(version_of('pod_probe_failing'),
+                                WATCH_SECONDS)]
     # ... which reads the object, as the watch may have missed it.
     assert waiting.ready(wait) is READY
     assert cluster.read_count == 1
@@ -167,14 +168,15 @@ def test_an_object_ready_between_watches_is_read_ready_at_the_next_poll():
 
 def test_the_next_watch_goes_on_from_the_last_version_a_watch_delivered():
     clock = Clock()
-    later = with_version(real('pod_probe_failing'), 1480)
+    later = with_version(load('pod_probe_failing'), 99999)
     cluster = Cluster(clock, watches=[Watch([(2, later)]),
-                                      Watch([(1, real('pod_ready'))])])
-    wait = start(clock, live=real('pod_probe_failing'))
+                                      Watch([(1, load('pod_ready'))])])
+    wait = start(clock, live=load('pod_probe_failing'))
     waiting = cluster.awaiter()
     assert waiting.ready(wait) == PollAgain(1)
     assert waiting.ready(wait) is READY
-    assert [version for version, _ in cluster.watched] == ['1473', '1480']
+    assert [version for version, _ in cluster.watched] == [
+        version_of('pod_probe_failing'), '99999']
     assert cluster.read_count == 0
 
 
@@ -182,7 +184,7 @@ def test_the_next_watch_goes_on_from_the_last_version_a_watch_delivered():
 
 def test_an_image_that_cannot_be_pulled_fails_after_the_grace():
     clock = Clock()
-    cluster = Cluster(clock, reads=[real('pod_image_missing')] * 4)
+    cluster = Cluster(clock, reads=[load('pod_image_missing')] * 4)
     wait = start(clock)
     waiting = cluster.awaiter(watching=False)
     # Too early to look closer: its pods are not read, it just waits.
@@ -204,8 +206,8 @@ def test_an_image_that_cannot_be_pulled_fails_after_the_grace():
 def test_an_image_pulled_within_the_grace_starts_the_grace_again():
     clock = Clock()
     cluster = Cluster(clock, reads=[
-        real('pod_image_missing'), real('pod_probe_failing'),
-        real('pod_image_missing'), real('pod_image_missing')])
+        load('pod_image_missing'), load('pod_probe_failing'),
+        load('pod_image_missing'), load('pod_image_missing')])
     wait = start(clock)
     waiting = cluster.awaiter(watching=False)
     clock.now += awaiter.LOOK_CLOSER_AFTER
@@ -224,14 +226,14 @@ def test_a_failure_is_reported_at_once_with_its_warning_events():
     warnings = [event for event in load('events_web')['items']
                 if event['reason'] == 'FailedMount']
     cluster = Cluster(clock, events=warnings)
-    wait = start(clock, live=real('job_failed'))
+    wait = start(clock, live=load('job_failed'))
     with pytest.raises(awaiter.Failed) as failed:
         cluster.awaiter(name='Job demo/migrate').ready(wait)
     assert str(failed.value) == (
         'Job demo/migrate failed: BackoffLimitExceeded: '
         'Job has reached the specified backoff limit. Warning events: '
         'FailedMount: MountVolume.SetUp failed for volume "config" : '
-        'configmap "web-config" not found (x2)')
+        'configmap "absent" not found (x3)')
     assert cluster.watched == []
 
 
@@ -242,14 +244,14 @@ def test_a_failure_seen_during_a_watch_ends_the_wait_at_once():
     with pytest.raises(awaiter.Failed) as failed:
         cluster.awaiter(name='Pod demo/db-sync').ready(wait)
     assert str(failed.value).startswith(
-        'Pod demo/db-sync failed; pod db-sync-m4n8v container migrate: ')
+        'Pod demo/db-sync failed; pod db-sync-failed container app: ')
     assert clock.now == 5002
 
 
 def test_an_object_deleted_during_a_watch_fails_the_wait():
     clock = Clock()
     cluster = Cluster(clock, watches=[Watch([(2, None)])])
-    wait = start(clock, live=real('pod_probe_failing'))
+    wait = start(clock, live=load('pod_probe_failing'))
     with pytest.raises(awaiter.Failed) as failed:
         cluster.awaiter().ready(wait)
     assert str(failed.value) == ('Pod demo/unready was deleted while Heat '
@@ -269,7 +271,7 @@ def test_an_object_no_longer_there_at_a_poll_fails_the_wait():
 
 def test_an_unavailable_api_is_retried_at_the_next_poll():
     clock = Clock()
-    cluster = Cluster(clock, reads=[unavailable(), real('pod_ready')])
+    cluster = Cluster(clock, reads=[unavailable(), load('pod_ready')])
     wait = start(clock)
     waiting = cluster.awaiter()
     clock.now += 12
@@ -313,7 +315,7 @@ def test_a_403_after_an_apiserver_restart_is_retried_while_rbac_warms_up():
     # denies the user that created the object being waited for.
     clock = Clock()
     cluster = Cluster(clock, reads=[unavailable(), forbidden(), forbidden(),
-                                    real('pod_ready')])
+                                    load('pod_ready')])
     wait = start(clock)
     waiting = cluster.awaiter()
     for _ in range(3):
@@ -353,15 +355,15 @@ def test_a_403_is_not_retried_past_the_deadline():
 
 def test_a_watch_that_runs_into_the_deadline_leaves_the_message_to_the_poll():
     clock = Clock()
-    still = with_version(real('pod_probe_failing'), 1490)
-    cluster = Cluster(clock, reads=[real('pod_probe_failing')],
+    still = with_version(load('pod_probe_failing'), 1490)
+    cluster = Cluster(clock, reads=[load('pod_probe_failing')],
                       watches=[Watch([(1, still)], runs=3.2)])
     wait = start(clock, seconds=3, timeout=3,
-                 live=real('pod_probe_failing'))
+                 live=load('pod_probe_failing'))
     waiting = cluster.awaiter()
     # The watch is cut to the 3 s left, and ends past the deadline quietly.
     assert waiting.ready(wait) == PollAgain(1)
-    assert cluster.watched == [('1473', 3)]
+    assert cluster.watched == [(version_of('pod_probe_failing'), 3)]
     assert clock.now > wait.deadline
     clock.now += 1
     with pytest.raises(awaiter.Failed) as failed:
@@ -379,7 +381,7 @@ def test_a_watch_that_runs_into_the_deadline_leaves_the_message_to_the_poll():
 
 def test_the_stack_timeout_is_named_when_no_timeout_property_is_set():
     clock = Clock()
-    cluster = Cluster(clock, reads=[real('pod_crashloop')])
+    cluster = Cluster(clock, reads=[load('pod_crashloop')])
     wait = start(clock, seconds=50)
     clock.now += 51
     with pytest.raises(awaiter.Failed) as failed:
@@ -391,10 +393,10 @@ def test_the_stack_timeout_is_named_when_no_timeout_property_is_set():
 
 def test_an_apiserver_restart_mid_watch_makes_the_next_poll_read_again():
     clock = Clock()
-    cluster = Cluster(clock, reads=[real('pod_probe_failing'),
-                                    real('pod_ready')],
+    cluster = Cluster(clock, reads=[load('pod_probe_failing'),
+                                    load('pod_ready')],
                       watches=[Watch(runs=0.2), Watch(runs=0)])
-    wait = start(clock, live=real('pod_probe_failing'))
+    wait = start(clock, live=load('pod_probe_failing'))
     waiting = cluster.awaiter()
     # The stream broke off (or the watch was refused with 410 Gone)...
     assert waiting.ready(wait) == PollAgain(1)
@@ -406,7 +408,7 @@ def test_an_apiserver_restart_mid_watch_makes_the_next_poll_read_again():
 
 def test_polls_back_off_to_a_quarter_of_the_time_waited():
     clock = Clock()
-    slow = real('pod_crashloop')
+    slow = load('pod_crashloop')
     cluster = Cluster(clock, reads=[slow] * 40)
     wait = start(clock, seconds=200, timeout=200)
     waiting = cluster.awaiter(watching=False)
@@ -424,7 +426,7 @@ def test_polls_back_off_to_a_quarter_of_the_time_waited():
 
 def test_no_watch_when_watching_is_switched_off():
     clock = Clock()
-    cluster = Cluster(clock, reads=[real('pod_crashloop')])
+    cluster = Cluster(clock, reads=[load('pod_crashloop')])
     waiting = awaiter.Awaiter(
         read=cluster.read, judge=cluster.judge, events=cluster.events_for,
         describe=lambda: 'Pod demo/crash', watch=cluster.watch,
@@ -437,7 +439,7 @@ def test_no_watch_when_watching_is_switched_off():
 
 def test_an_object_already_gone_is_gone():
     clock = Clock()
-    claim = real('pvc_bound_local')
+    claim = load('pvc_bound_local')
     cluster = Cluster(clock, reads=[None])
     assert cluster.awaiter().gone(start(clock),
                                   claim['metadata']['uid']) is READY
@@ -445,7 +447,7 @@ def test_an_object_already_gone_is_gone():
 
 def test_a_new_object_under_the_same_name_means_the_old_one_is_gone():
     clock = Clock()
-    claim = real('pvc_bound_local')
+    claim = load('pvc_bound_local')
     cluster = Cluster(clock, reads=[claim])
     assert cluster.awaiter().gone(start(clock), 'uid-of-the-old-one') is (
         READY)
@@ -453,7 +455,7 @@ def test_a_new_object_under_the_same_name_means_the_old_one_is_gone():
 
 def test_an_object_deleted_during_a_watch_is_gone_when_the_watch_says_so():
     clock = Clock()
-    claim = marked_for_deletion(real('pvc_bound_local'))
+    claim = marked_for_deletion(load('pvc_bound_local'))
     cluster = Cluster(clock, reads=[claim],
                       watches=[Watch([(0.5, claim), (2, None)])])
     assert cluster.awaiter().gone(start(clock),
@@ -463,7 +465,7 @@ def test_an_object_deleted_during_a_watch_is_gone_when_the_watch_says_so():
 
 def test_an_object_still_there_after_a_watch_is_polled_again():
     clock = Clock()
-    claim = marked_for_deletion(real('pvc_bound_local'))
+    claim = marked_for_deletion(load('pvc_bound_local'))
     cluster = Cluster(clock, reads=[claim], watches=[Watch([(1, claim)])])
     assert cluster.awaiter().gone(start(clock),
                                   claim['metadata']['uid']) == PollAgain(1)
@@ -471,7 +473,7 @@ def test_an_object_still_there_after_a_watch_is_polled_again():
 
 def test_an_object_still_there_at_the_deadline_names_its_finalizers():
     clock = Clock()
-    claim = marked_for_deletion(real('pvc_bound_local'))
+    claim = marked_for_deletion(load('pvc_bound_local'))
     cluster = Cluster(clock, reads=[claim, claim])
     wait = start(clock, seconds=60, timeout=60)
     waiting = cluster.awaiter(watching=False,
@@ -490,7 +492,7 @@ def test_an_apiserver_restarting_during_a_delete_is_waited_out():
     # Recorded mid-delete with kube-apiserver restarted: refused
     # connections, a 403 while RBAC warms up, then the object is gone.
     clock = Clock()
-    claim = marked_for_deletion(real('pvc_bound_local'))
+    claim = marked_for_deletion(load('pvc_bound_local'))
     cluster = Cluster(clock, reads=[unavailable(), forbidden(), None])
     wait = start(clock, seconds=60, timeout=60)
     waiting = cluster.awaiter(watching=False)
@@ -505,7 +507,7 @@ def test_an_apiserver_restarting_during_a_delete_is_waited_out():
 
 def test_an_api_error_at_the_delete_deadline_is_raised():
     clock = Clock()
-    claim = marked_for_deletion(real('pvc_bound_local'))
+    claim = marked_for_deletion(load('pvc_bound_local'))
     down = unavailable()
     cluster = Cluster(clock, reads=[down])
     wait = start(clock, seconds=10, timeout=10)
