@@ -112,16 +112,20 @@ def test_one_release_behind_then_upgraded_in_order(localcloud, images,
 
 
 def _running_tags(localcloud, prefix):
-    """{service: the image tag its Deployment runs} on the real node."""
+    """{service: the image tag its Deployment runs} on the real node (a
+    Deployment's name is Heat's; its label names the service)."""
+    services = set(clients.RELEASE_TAGS[TO_RELEASE])
     deployments = json.loads(cloud.run(
         ['kubectl', 'get', 'deployments', '-A', '-o', 'json'],
         env=localcloud.env).stdout)['items']
-    return {d['metadata']['name'][len(prefix):]: d['spec']['template'][
-        'spec']['containers'][0]['image'].rsplit(':', 1)[1]
-        for d in deployments
-        if d['metadata']['name'][len(prefix):] in clients.RELEASE_TAGS[
-            TO_RELEASE]
-        and d['metadata']['name'].startswith(prefix)}
+    tags = {}
+    for d in deployments:
+        name = (d['metadata'].get('labels') or {}).get(
+            'app.kubernetes.io/name', '')
+        if name.startswith(prefix) and name[len(prefix):] in services:
+            image = d['spec']['template']['spec']['containers'][0]['image']
+            tags[name[len(prefix):]] = image.rsplit(':', 1)[1]
+    return tags
 
 
 def _upgrade_in_order(localcloud, name, auth_url, workdir):
