@@ -20,7 +20,6 @@ osc-placement plugin, so its API is asked through a keystoneauth session
 (the same token and catalog).
 """
 
-import fcntl
 import json
 import os
 import subprocess
@@ -44,15 +43,6 @@ with open(os.path.join(ENVIRONMENTS,
     RELEASE_TAGS = yaml.safe_load(_f)['parameter_defaults']['release_tags']
 # Placement's first microversion with the `name` filter; any would do.
 PLACEMENT_VERSION = 'placement 1.14'
-
-
-def ensure_images(localcloud):
-    """Build, or find, IMAGES in podman and the real node; one module at a
-    time (two modules share them, and a build must not race a build)."""
-    lock = os.path.join(localcloud.state_dir, 'controlplane-images.lock')
-    with open(lock, 'w') as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        cloud.localcloud(localcloud.state_dir, 'images', *IMAGES)
 
 
 def admin_env(localcloud, auth_url, password):

@@ -19,6 +19,7 @@ objects are listed with kubectl and the admin kubeconfig, by Heat's
 ownership labels.
 """
 
+import fcntl
 import json
 import os
 import signal
@@ -42,6 +43,16 @@ KINDS = ('configmaps,secrets,services,deployments.apps,jobs.batch,'
          'statefulsets.apps,daemonsets.apps,cronjobs.batch,pods,'
          'persistentvolumeclaims')
 DEPENDENTS = 'pods,replicasets.apps,endpointslices.discovery.k8s.io'
+
+
+def ensure_images(localcloud, *names):
+    """Build, or find, the opt-in images `names` in podman and the real
+    node; one module at a time (modules share them, and a build must not
+    race a build)."""
+    lock = os.path.join(localcloud.state_dir, 'images.lock')
+    with open(lock, 'w') as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        cloud.localcloud(localcloud.state_dir, 'images', *names)
 
 
 def unique(prefix):

@@ -43,7 +43,7 @@ ADMIN_PASSWORD = 'cp-Admin-' + uuid.uuid4().hex[:12]
 
 @pytest.fixture(scope='module')
 def images(localcloud):
-    clients.ensure_images(localcloud)
+    stacks.ensure_images(localcloud, *clients.IMAGES)
 
 
 def test_one_release_behind_then_upgraded_in_order(localcloud, images,

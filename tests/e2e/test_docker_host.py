@@ -156,7 +156,7 @@ def outputs(localcloud, name):
 @pytest.fixture(scope='module')
 def images(localcloud):
     """The images the control plane runs, built or found in podman."""
-    controlplane_clients.ensure_images(localcloud)
+    stacks.ensure_images(localcloud, *controlplane_clients.IMAGES)
     assert os.path.exists(IMAGES_ENV), IMAGES_ENV
 
 

@@ -36,6 +36,7 @@ import uuid
 import pytest
 
 from tests.e2e import probe
+from tests.e2e import stacks
 from tests.e2e import test_templates as tt
 
 ADMIN_PASSWORD = 'up-Admin-' + uuid.uuid4().hex[:12]
@@ -53,6 +54,8 @@ def kube(localcloud):
 
 @pytest.fixture(scope='module')
 def identity(localcloud):
+    # The releases the upgrade goes through (opt-in images).
+    stacks.ensure_images(localcloud, 'keystone-2025.2', 'keystone-2026.1')
     suffix = uuid.uuid4().hex[:6]
     info = {'stack': 'e2e-up-' + suffix, 'prefix': 'u%s-' % suffix}
     try:

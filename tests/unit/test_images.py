@@ -97,8 +97,9 @@ class ReferenceTest(unittest.TestCase):
     def test_opt_in_images_only_when_named(self):
         # CI's plain `tools/localcloud images` does not build them.
         names = {i.name for i in recipes.OPTIONAL_IMAGES}
-        self.assertEqual({'glance', 'placement', 'glance-2026.1',
-                          'placement-2026.1'}, names)
+        self.assertEqual({'keystone-2025.2', 'keystone-2026.1', 'glance',
+                          'placement', 'glance-2026.1', 'placement-2026.1'},
+                         names)
         self.assertFalse(names & {i.name for i in images._selected(None)})
         self.assertEqual(('glance', 'placement'), tuple(
             i.name for i in images._selected(['placement', 'glance'])))
@@ -194,9 +195,9 @@ class RecipeHashTest(unittest.TestCase):
         self.assertEqual(before, after)
 
     def test_a_keystone_pinned_set_changes_its_release_only(self):
-        before = {i.name: self.hash(i) for i in recipes.IMAGES}
+        before = {i.name: self.hash(i) for i in recipes.ALL_IMAGES}
         self.append('keystone/requirements-2025.2.txt', 'six==1.17.0\n')
-        after = {i.name: self.hash(i) for i in recipes.IMAGES}
+        after = {i.name: self.hash(i) for i in recipes.ALL_IMAGES}
         self.assertNotEqual(before.pop('keystone-2025.2'),
                             after.pop('keystone-2025.2'))
         self.assertEqual(before, after)
