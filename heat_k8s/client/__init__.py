@@ -20,7 +20,7 @@ Keystone token as bearer token). ``kube`` makes the requests (server-side
 apply, get, delete with a uid precondition, list), ``watches`` the watches
 of an object or of what decides its readiness, ``transport`` sends them
 through whichever generation of the kubernetes library is installed;
-``errors`` turns API errors into messages with the server's field paths
+``apierrors`` turns API errors into messages with the server's field paths
 and no secret values;
 ``memory`` holds what heat-engine remembers across request contexts for a
 while (catalog endpoints, trust tokens).

@@ -21,7 +21,7 @@ answers ready, poll again in N seconds, or fails with the reason;
 ``progress`` stores what a wait waits on, rate-limited. Time
 comes from an injected clock, so tests replay recorded objects without
 sleeping, and settings come in as arguments. It may import
-``heat_k8s.kinds`` and the client's errors (``heat_k8s.client.errors``);
+``heat_k8s.kinds`` and the client's errors (``heat_k8s.client.apierrors``);
 never Heat, ``heat_k8s.config`` (which imports Heat) nor
 ``heat_k8s.resources``, which turns its answers into Heat's PollDelay and
 errors.
