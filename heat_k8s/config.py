@@ -176,7 +176,7 @@ kubernetes_opts = [
 ]
 
 
-# Requests carry the caller's token only (heat_k8s.client.plugin).
+# Requests carry the caller's token only (heat_k8s.client.clientplugin).
 _NO_CLIENT_CERTIFICATE = (
     'Must stay unset: heat-engine refuses to create the Kubernetes client '
     "when it is set, since the API server would authenticate Heat's "

@@ -28,7 +28,7 @@ from oslo_log import log as logging
 from urllib3 import exceptions as urllib3_exceptions
 
 from heat_k8s import kinds
-from heat_k8s.client import errors
+from heat_k8s.client import apierrors
 from heat_k8s.client import transport
 from heat_k8s.client import watches
 from heat_k8s.kinds import redaction
@@ -47,7 +47,7 @@ UNTAKEN_VERSION = str(2 ** 63 - 1)
 _discovery = {}
 _discovery_lock = threading.Lock()
 
-ApiError = errors.ApiError  # what callers catch, raised by every verb
+ApiError = apierrors.ApiError  # what callers catch, raised by every verb
 
 
 def label_selector(selector):
@@ -146,7 +146,7 @@ class Kube(watches.Watches):
         data = response.read()
         text = data.decode('utf-8', 'replace') if data else ''
         if not 200 <= response.status <= 299:
-            message, status = errors.status_message(response.status, text,
+            message, status = apierrors.status_message(response.status, text,
                                                     secrets)
             raise ApiError(response.status, response.reason, message, status)
         return text

@@ -25,7 +25,7 @@ from kubernetes.client import exceptions as k8s_exceptions
 from oslo_log import log as logging
 from urllib3 import exceptions as urllib3_exceptions
 
-from heat_k8s.client import errors
+from heat_k8s.client import apierrors
 
 LOG = logging.getLogger(__name__)
 
@@ -118,7 +118,7 @@ class Watches:
                     item.setdefault('apiVersion', api_version)
                     item.setdefault('kind', kind)
                     yield event_type, item
-        except errors.ApiError:
+        except apierrors.ApiError:
             raise  # the API unreachable: retried as a failed read is
         except (k8s_exceptions.ApiException, urllib3_exceptions.HTTPError,
                 OSError) as exc:
@@ -131,7 +131,7 @@ class Watches:
     def _error_text(self, response):
         try:
             self._checked_text(response)
-        except errors.ApiError as exc:
+        except apierrors.ApiError as exc:
             return str(exc)
         return ''
 

@@ -27,6 +27,6 @@ heat-engine applies the module's runtime copy when it loads the plugin
 - the fix's ``probe()`` finds the code it replaces, unchanged.
 
 Otherwise the fix is skipped with one log line naming it and the reason,
-and heat-engine starts anyway. ``registry.FIXES`` lists them in the order
+and heat-engine starts anyway. ``fixlist.FIXES`` lists them in the order
 they are applied.
 """

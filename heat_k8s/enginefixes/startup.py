@@ -24,8 +24,8 @@ import collections
 from oslo_config import cfg
 from oslo_log import log as logging
 
+from heat_k8s.enginefixes import fixlist
 from heat_k8s.enginefixes import options
-from heat_k8s.enginefixes import registry
 from heat_k8s.enginefixes import release
 
 LOG = logging.getLogger(__name__)
@@ -52,7 +52,7 @@ def apply_fix(name, version, conf=cfg.CONF):
     reason, level = _why_not(name, version, conf)
     if reason is None:
         try:
-            registry.load(name).apply()
+            fixlist.load(name).apply()
         except Exception as exc:
             reason, level = _failed('applying it', exc), 'warning'
     if reason is not None:
@@ -61,7 +61,7 @@ def apply_fix(name, version, conf=cfg.CONF):
     return Outcome(name, reason is None, reason)
 
 
-def apply_all(conf=cfg.CONF, version=None, fixes=registry.FIXES):
+def apply_all(conf=cfg.CONF, version=None, fixes=fixlist.FIXES):
     """Every fix this Heat needs and the operator allows; the Outcomes,
     summed up in one log line."""
     version = version or release.installed()
@@ -78,11 +78,11 @@ def apply_all(conf=cfg.CONF, version=None, fixes=registry.FIXES):
     return outcomes
 
 
-def restore_all(fixes=registry.FIXES):
+def restore_all(fixes=fixlist.FIXES):
     """Undo every fix (for tests: Heat as it was)."""
     for name in fixes:
         try:
-            fix = registry.load(name)
+            fix = fixlist.load(name)
         except Exception as exc:
             LOG.debug('%s never loaded, so never applied: %s', name, exc)
             continue
@@ -92,7 +92,7 @@ def restore_all(fixes=registry.FIXES):
 def _why_not(name, version, conf):
     """(why fix `name` is not applied, log level); (None, _) to apply."""
     try:
-        fix = registry.load(name)
+        fix = fixlist.load(name)
     except Exception as exc:
         # An ImportError would skip the whole plugin, anything else stop
         # heat-engine: a Heat without what the fix imports keeps both.

@@ -39,9 +39,9 @@ before (later wins):
    true/false are written in lower case and a list as comma-separated
    items (an oslo.config ListOpt).
 
-Errors are RenderError (``errors``): the file, the template line where
-known, and what went wrong (the undefined variable, the syntax error, the
-refused access, the bound reached).
+Errors are RenderError (``rendererror``): the file, the template line
+where known, and what went wrong (the undefined variable, the syntax
+error, the refused access, the bound reached).
 """
 
 import collections.abc
@@ -49,15 +49,15 @@ import re
 
 import jinja2
 
-from heat_k8s.rendering import errors
 from heat_k8s.rendering import inifile
 from heat_k8s.rendering import layers
 from heat_k8s.rendering import limits
+from heat_k8s.rendering import rendererror
 from heat_k8s.rendering import sandbox
 
 INI = 'ini_overrides'
 
-RenderError = errors.RenderError       # what callers catch
+RenderError = rendererror.RenderError  # what callers catch
 merge_values = layers.merge_values     # what callers layer values with
 
 

@@ -46,9 +46,9 @@ from jinja2 import nodes
 from jinja2 import sandbox
 import markupsafe
 
-from heat_k8s.rendering import errors
 from heat_k8s.rendering import filters
 from heat_k8s.rendering import limits
+from heat_k8s.rendering import rendererror
 
 # Methods of str, bytes and int that can make a result much larger than
 # their arguments: checked before they are called.
@@ -344,7 +344,7 @@ class Environment(filters.FilterGuards,
         tree = self.parse(source, name, name)
         for node_type, word in _REFUSED_NODES:
             for node in tree.find_all(node_type):
-                raise errors.RenderError(
+                raise rendererror.RenderError(
                     name, "'%s' is not allowed: a template is rendered on "
                     "its own, without other files" % word, node.lineno)
         for loop in tree.find_all(nodes.For):

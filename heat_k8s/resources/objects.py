@@ -46,7 +46,7 @@ from heat_k8s.resources.shared import live
 from heat_k8s.resources.shared import manifest as manifested
 from heat_k8s.resources.shared import members
 from heat_k8s.waiting import awaiter
-from heat_k8s.waiting import progress as reporting
+from heat_k8s.waiting import reporting
 
 LOG = logging.getLogger(__name__)
 CONF = cfg.CONF

@@ -30,7 +30,7 @@ import time
 
 from oslo_log import log as logging
 
-from heat_k8s.client import errors
+from heat_k8s.client import apierrors
 from heat_k8s.kinds import readiness
 from heat_k8s.kinds import steadiness
 
@@ -160,7 +160,7 @@ class Awaiter:
             if self.pods is not None and (
                     closer or verdict.state == readiness.READY):
                 verdict = self._steadiness(wait, obj, verdict)
-        except errors.ApiError as exc:
+        except apierrors.ApiError as exc:
             if not self._retryable(exc, wait):
                 raise
             LOG.info('%s: will retry after: %s', self.name, exc)
@@ -184,7 +184,7 @@ class Awaiter:
         errors are retried as ready() retries them."""
         try:
             obj = self.read()
-        except errors.ApiError as exc:
+        except apierrors.ApiError as exc:
             if not self._retryable(exc, wait):
                 raise
             LOG.info('%s: will retry after: %s', self.name, exc)

@@ -23,8 +23,8 @@ from tests.unit import heat_harness  # noqa: F401  (first: sets up Heat)
 
 import kubernetes
 
+from heat_k8s.client import clientplugin
 from heat_k8s.client import kube as kube_mod
-from heat_k8s.client import plugin
 
 REVIEW = {'apiVersion': 'authentication.k8s.io/v1',
           'kind': 'SelfSubjectReview'}
@@ -47,7 +47,7 @@ def test_two_tokens_on_one_pool_each_sent_with_its_own_request(admin,
     conf = kubernetes.client.Configuration()
     conf.host = admin.configuration.host
     conf.ssl_ca_cert = admin.configuration.ssl_ca_cert
-    shared = plugin._shared_api(conf)
+    shared = clientplugin._shared_api(conf)
     self_of = {name: kube_mod.Kube(shared, token=lambda t=token: t)
                for name, token in tokens.items()}
 
@@ -62,4 +62,4 @@ def test_two_tokens_on_one_pool_each_sent_with_its_own_request(admin,
     pools = shared.rest_client.pool_manager.pools
     assert len(pools) == 1
     assert pools[list(pools.keys())[0]].num_connections == 1
-    assert plugin._shared_api(conf) is shared
+    assert clientplugin._shared_api(conf) is shared

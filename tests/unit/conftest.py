@@ -21,16 +21,16 @@ fail in its place, in some orders only (pytest-randomly).
 
 import pytest
 
-from heat_k8s.enginefixes import registry
+from heat_k8s.enginefixes import fixlist
 from heat_k8s.enginefixes import startup
 
 
 def _heats_code():
     """What each fix's TARGETS hold now, by (fix, owner, attribute)."""
     held = {}
-    for name in registry.FIXES:
+    for name in fixlist.FIXES:
         try:
-            fix = registry.load(name)
+            fix = fixlist.load(name)
         except ImportError:
             continue  # this Heat lacks what the fix replaces
         for owner, attr in fix.TARGETS:

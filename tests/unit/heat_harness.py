@@ -53,8 +53,8 @@ import pytest
 import sqlalchemy
 
 from heat_k8s import config
+from heat_k8s.enginefixes import fixlist
 from heat_k8s.enginefixes import options as fix_options
-from heat_k8s.enginefixes import registry as enginefixes
 from heat_k8s.enginefixes import release
 from heat_k8s.enginefixes import startup
 from heat_k8s.resources.registry import available_resource_mapping
@@ -72,7 +72,7 @@ def fix_applies(name):
     """Whether engine fix `name` is for the installed Heat release (its
     tests of Heat's code run only there; test_enginefixes checks that
     the others are skipped at start)."""
-    first, last = enginefixes.load(name).RELEASES
+    first, last = fixlist.load(name).RELEASES
     return first <= release.major(release.installed()) <= last
 
 

@@ -35,9 +35,9 @@ from kubernetes.client import exceptions as k8s_exceptions
 from magnumclient import exceptions as magnum_exc
 from oslo_config import cfg
 
+from heat_k8s.client import clientplugin as client
 from heat_k8s.client import kube
 from heat_k8s.client import memory
-from heat_k8s.client import plugin as client
 from tests.unit import test_client_memory
 from tests.unit import test_transport
 from tests.unit import tokens
@@ -67,12 +67,12 @@ class PluginTestCase(heat_harness.KubernetesTestCase):
         self.clock = test_client_memory.Clock()
         for name in ('_endpoints', '_trust_tokens'):
             self.useFixture(fixtures.MonkeyPatch(
-                'heat_k8s.client.plugin.' + name,
+                'heat_k8s.client.clientplugin.' + name,
                 memory.Expiring(self.clock)))
         self.useFixture(fixtures.MonkeyPatch(
-            'heat_k8s.client.plugin._api_clients', {}))
+            'heat_k8s.client.clientplugin._api_clients', {}))
         self.useFixture(fixtures.MonkeyPatch(
-            'heat_k8s.client.plugin._warned', set()))
+            'heat_k8s.client.clientplugin._warned', set()))
         self.ctx = utils.dummy_context()
         self.plugin = self.ctx.clients.client_plugin('kubernetes')
 

@@ -37,8 +37,8 @@ import fixtures
 import heat
 import testtools
 
+from heat_k8s.enginefixes import fixlist
 from heat_k8s.enginefixes import patching
-from heat_k8s.enginefixes import registry
 from heat_k8s.enginefixes import release
 
 PATCHES = sorted(glob.glob(os.path.join(
@@ -89,7 +89,7 @@ class PatchTest(testtools.TestCase):
 
     def test_every_fix_but_astfix_has_a_patch(self):
         names = [os.path.basename(p)[:-len('.patch')] for p in PATCHES]
-        self.assertEqual(sorted(set(registry.FIXES) - {'astfix'}), names)
+        self.assertEqual(sorted(set(fixlist.FIXES) - {'astfix'}), names)
 
     def _patched(self, patch):
         tree, files, out = patched_tree(patch)
@@ -108,7 +108,7 @@ class PatchTest(testtools.TestCase):
                 if major < first_release(f.read()):
                     continue  # the header says it is for newer releases
             tree, files = self._patched(patch)
-            fix = registry.load(name)
+            fix = fixlist.load(name)
             heats = patching.source
 
             def patched_source(owner, attr, tree=tree, files=files,

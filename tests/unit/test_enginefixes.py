@@ -29,8 +29,8 @@ import fixtures
 from oslo_config import cfg
 import testtools
 
+from heat_k8s.enginefixes import fixlist
 from heat_k8s.enginefixes import options
-from heat_k8s.enginefixes import registry
 from heat_k8s.enginefixes import release
 from heat_k8s.enginefixes import startup
 
@@ -87,8 +87,8 @@ class InstalledHeatTest(testtools.TestCase):
         self.assertTrue(release.supported(INSTALLED), INSTALLED)
 
     def test_every_fix_for_this_release_finds_the_code_it_replaces(self):
-        for name in registry.FIXES:
-            fix = registry.load(name)
+        for name in fixlist.FIXES:
+            fix = fixlist.load(name)
             first, last = fix.RELEASES
             if name == 'astfix' or not (
                     first <= release.major(INSTALLED) <= last):
@@ -101,8 +101,8 @@ class InstalledHeatTest(testtools.TestCase):
         outcomes = startup.apply_all()
         applied = [o.name for o in outcomes if o.applied]
         major = release.major(INSTALLED)
-        expected = [name for name in registry.FIXES
-                    if registry.load(name).RELEASES[0] <= major
+        expected = [name for name in fixlist.FIXES
+                    if fixlist.load(name).RELEASES[0] <= major
                     and name not in ('strandfix', 'astfix')]
         self.assertEqual(expected, [n for n in applied if n != 'astfix'])
         skipped = {o.name: o.reason for o in outcomes if not o.applied}
@@ -127,8 +127,8 @@ class InstalledHeatTest(testtools.TestCase):
                                  False))
 
     def test_each_fix_applies_once_and_restores_heats_code(self):
-        for name in registry.FIXES:
-            fix = registry.load(name)
+        for name in fixlist.FIXES:
+            fix = fixlist.load(name)
             if fix.probe() is not None:
                 continue   # not this release's: nothing to apply
             with self.subTest(fix=name):
@@ -171,7 +171,7 @@ class BrokenFixTest(testtools.TestCase):
     def _with_fix(self, **fix):
         module = types.SimpleNamespace(RELEASES=(0, 999), **fix)
         self.useFixture(fixtures.MonkeyPatch(
-            'heat_k8s.enginefixes.registry.load', lambda name: module))
+            'heat_k8s.enginefixes.fixlist.load', lambda name: module))
 
     def test_a_probe_that_raises_skips_the_fix(self):
         def probe():
@@ -202,7 +202,7 @@ class BrokenFixTest(testtools.TestCase):
         def load(name):
             raise ImportError('No module named heat.engine.check_resource')
         self.useFixture(fixtures.MonkeyPatch(
-            'heat_k8s.enginefixes.registry.load', load))
+            'heat_k8s.enginefixes.fixlist.load', load))
         self.assertEqual('Heat lacks what it patches: No module named '
                          'heat.engine.check_resource',
                          startup.apply_fix('preemptfix', '27.0.1').reason)
@@ -231,7 +231,7 @@ class DeprecatedOptionsTest(unittest.TestCase):
     def test_only_strandfix_is_off_by_default(self):
         conf = switched('astfix', True)
         self.assertEqual(['strandfix'], [
-            name for name in registry.FIXES if not options.enabled(name,
+            name for name in fixlist.FIXES if not options.enabled(name,
                                                                    conf)])
 
 

@@ -25,7 +25,7 @@ import testtools
 import urllib3
 
 from heat_k8s import kinds
-from heat_k8s.client import errors
+from heat_k8s.client import apierrors
 from heat_k8s.client import kube
 from heat_k8s.kinds import immutable
 from tests.unit import fixtures
@@ -135,7 +135,7 @@ class _Discovery(kube.Kube):
 class StatusMessageTest(testtools.TestCase):
 
     def test_message_names_the_field(self):
-        message, status = errors.status_message(
+        message, status = apierrors.status_message(
             422, json.dumps(fixtures.load('status_required')))
         self.assertIn('spec.template.spec.containers[0].image: '
                       'Required value', message)
@@ -145,12 +145,12 @@ class StatusMessageTest(testtools.TestCase):
     def test_causes_missing_from_the_message_are_added(self):
         body = fixtures.load('status_required')
         body['message'] = 'Deployment.apps "web" is invalid'
-        message, _ = errors.status_message(422, json.dumps(body))
+        message, _ = apierrors.status_message(422, json.dumps(body))
         self.assertIn('; spec.template.spec.containers[0].image: Required '
                       'value', message)
 
     def test_object_dumps_are_clipped(self):
-        message, status = errors.status_message(
+        message, status = apierrors.status_message(
             422, json.dumps(JOB_TEMPLATE_422))
         self.assertEqual('Job.batch "j1" is invalid: spec.template: Invalid '
                          'value: {...}: field is immutable (HTTP 422 '
@@ -158,7 +158,7 @@ class StatusMessageTest(testtools.TestCase):
         self.assertTrue(immutable.is_immutable_error(status))
 
     def test_go_syntax_dumps_are_clipped(self):
-        message, _ = errors.status_message(
+        message, _ = apierrors.status_message(
             422, json.dumps(fixtures.load('status_job_template')))
         # A 1.36 API server dumps the template as JSON.
         self.assertIn('spec.template: Invalid value: {...}: field is '
@@ -166,26 +166,26 @@ class StatusMessageTest(testtools.TestCase):
 
     def test_short_values_are_kept(self):
         self.assertEqual('spec.replicas: Invalid value: -1: must be >= 0',
-                         errors.clip_values('spec.replicas: Invalid value: '
+                         apierrors.clip_values('spec.replicas: Invalid value: '
                                             '-1: must be >= 0'))
         self.assertEqual('labels: Invalid value: {"a":"c"}: no match',
-                         errors.clip_values('labels: Invalid value: '
+                         apierrors.clip_values('labels: Invalid value: '
                                             '{"a":"c"}: no match'))
 
     def test_secret_values_are_removed(self):
         body = {'kind': 'Status', 'code': 422, 'reason': 'Invalid',
                 'message': 'Secret "s" is invalid: data[pw]: Invalid '
                            'value: "hunter2": bad'}
-        message, status = errors.status_message(422, json.dumps(body),
+        message, status = apierrors.status_message(422, json.dumps(body),
                                                 secrets=['hunter2'])
         self.assertNotIn('hunter2', message)
         self.assertNotIn('hunter2', json.dumps(status))
 
     def test_non_status_bodies(self):
-        message, status = errors.status_message(503, 'upstream down')
+        message, status = apierrors.status_message(503, 'upstream down')
         self.assertEqual('upstream down (HTTP 503)', message)
         self.assertEqual({}, status)
-        message, _ = errors.status_message(500, '')
+        message, _ = apierrors.status_message(500, '')
         self.assertEqual('Kubernetes API error (HTTP 500)', message)
 
     def test_a_refused_token_says_what_refuses_it(self):
@@ -193,7 +193,7 @@ class StatusMessageTest(testtools.TestCase):
         body = {'kind': 'Status', 'apiVersion': 'v1', 'metadata': {},
                 'status': 'Failure', 'message': 'Unauthorized',
                 'reason': 'Unauthorized', 'code': 401}
-        message, _ = errors.status_message(401, json.dumps(body))
+        message, _ = apierrors.status_message(401, json.dumps(body))
         self.assertEqual(
             'Unauthorized (HTTP 401 Unauthorized): the Kubernetes API did '
             "not accept the Keystone token: the cluster's Keystone webhook "

@@ -13,7 +13,7 @@
 #    under the License.
 
 """The progress text of a waiting object, on recorded objects, and how
-often it is stored (heat_k8s.kinds.progress, heat_k8s.waiting.progress)."""
+often it is stored (heat_k8s.kinds.progress, heat_k8s.waiting.reporting)."""
 
 import datetime
 import json
@@ -21,7 +21,7 @@ import json
 from heat_k8s.kinds import progress
 from heat_k8s.kinds import readiness
 from heat_k8s.waiting import awaiter
-from heat_k8s.waiting import progress as reporting
+from heat_k8s.waiting import reporting
 from tests.unit.fixtures import load
 
 UTC = datetime.timezone.utc

@@ -26,7 +26,7 @@ import sys
 
 import pytest
 
-from heat_k8s.client import errors
+from heat_k8s.client import apierrors
 from heat_k8s.kinds import readiness
 from heat_k8s.waiting import awaiter
 from tests.unit.fixtures import load
@@ -48,7 +48,7 @@ def version_of(name):
 
 
 def unavailable():
-    return errors.ApiError(503, 'Service Unavailable',
+    return apierrors.ApiError(503, 'Service Unavailable',
                            'etcdserver: leader changed (HTTP 503)')
 
 
@@ -289,13 +289,13 @@ def test_an_api_unavailable_until_the_deadline_fails_with_its_error():
     clock.now += 20
     assert waiting.ready(wait) == PollAgain(5)
     clock.now += 11
-    with pytest.raises(errors.ApiError) as raised:
+    with pytest.raises(apierrors.ApiError) as raised:
         waiting.ready(wait)
     assert raised.value.status == 503
 
 
 def forbidden():
-    return errors.ApiError(403, 'Forbidden', 'pods "unready" is forbidden: '
+    return apierrors.ApiError(403, 'Forbidden', 'pods "unready" is forbidden: '
                            'User "demo" cannot get resource "pods" in API '
                            'group "" in the namespace "demo" (HTTP 403 '
                            'Forbidden)')
@@ -303,9 +303,9 @@ def forbidden():
 
 def test_an_error_that_is_not_transient_is_raised_at_once():
     clock = Clock()
-    refused = errors.ApiError(401, 'Unauthorized', 'Unauthorized')
+    refused = apierrors.ApiError(401, 'Unauthorized', 'Unauthorized')
     cluster = Cluster(clock, reads=[refused])
-    with pytest.raises(errors.ApiError) as raised:
+    with pytest.raises(apierrors.ApiError) as raised:
         cluster.awaiter().ready(start(clock))
     assert raised.value is refused
 
@@ -335,7 +335,7 @@ def test_a_403_that_lasts_past_the_grace_stands():
     clock.now += awaiter.FORBIDDEN_GRACE - 1
     assert isinstance(waiting.ready(wait), PollAgain)
     clock.now += 1
-    with pytest.raises(errors.ApiError) as raised:
+    with pytest.raises(apierrors.ApiError) as raised:
         waiting.ready(wait)
     assert raised.value is denied
 
@@ -346,7 +346,7 @@ def test_a_403_is_not_retried_past_the_deadline():
     cluster = Cluster(clock, reads=[denied])
     wait = start(clock, seconds=10, timeout=10)
     clock.now += 11
-    with pytest.raises(errors.ApiError) as raised:
+    with pytest.raises(apierrors.ApiError) as raised:
         cluster.awaiter().ready(wait)
     assert raised.value is denied
 
@@ -512,7 +512,7 @@ def test_an_api_error_at_the_delete_deadline_is_raised():
     cluster = Cluster(clock, reads=[down])
     wait = start(clock, seconds=10, timeout=10)
     clock.now += 11
-    with pytest.raises(errors.ApiError) as raised:
+    with pytest.raises(apierrors.ApiError) as raised:
         cluster.awaiter(watching=False).gone(wait, claim['metadata']['uid'])
     assert raised.value is down
 

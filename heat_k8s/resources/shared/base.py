@@ -29,8 +29,8 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from heat_k8s import kinds
+from heat_k8s.client import clientplugin as client
 from heat_k8s.client import kube as kube_mod
-from heat_k8s.client import plugin as client
 from heat_k8s.kinds import immutable
 from heat_k8s.kinds import labels
 from heat_k8s.kinds import readiness

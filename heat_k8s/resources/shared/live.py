@@ -39,7 +39,7 @@ from heat_k8s.kinds import readiness
 from heat_k8s.kinds import redaction
 from heat_k8s.resources.shared import common
 from heat_k8s.waiting import awaiter
-from heat_k8s.waiting import progress as reporting
+from heat_k8s.waiting import reporting
 
 LOG = logging.getLogger(__name__)
 CONF = cfg.CONF
