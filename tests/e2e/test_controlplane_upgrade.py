@@ -17,11 +17,15 @@ stack takes (test_docker_host.py), only the environment files differ. It
 is created one release behind (``release=2026.1``: Keystone 29.1.0,
 Glance 32.0.0, Placement 15.0.0), answers, and is raised by ``release``
 alone to 2026.2 while a probe per service asks Keystone (tokens), Glance
-(the image list) and Placement (the resource providers) without pause:
-each service's failed requests are printed and bounded, Heat's events
-show Keystone updated before Glance and Placement started and Glance's
-expand, migrate, API and contract in that order, and an image uploaded
-before comes back after. Then it answers again and deletes cleanly.
+(the image list) and Placement (the resource providers) without pause.
+The first attempt carries a wrong database password in Glance's
+configuration: it fails at Glance's first step with MariaDB's own words,
+after Keystone's upgrade, and Glance keeps answering on its release; the
+second, without it, resumes and completes. Each service's failed requests
+are printed and bounded, Heat's events show Keystone updated before
+Glance and Placement started and Glance's expand, migrate, API and
+contract in that order, and an image uploaded before comes back after.
+Then it answers again and deletes cleanly.
 """
 
 import json
@@ -61,7 +65,8 @@ def test_one_release_behind_then_upgraded_in_order(localcloud, images,
                         '  database_storage_class: %s\n'
                         '  glance_store_class: %s\n' % (storage_class,
                                                          storage_class))
-    name, prefix = 'cp-up-' + suffix, 'cp%s-' % suffix
+    name = 'cp-up-' + suffix
+    prefix = name_prefix(name)
     # The docker host's stack takes these very parameters.
     params = {'admin_password': ADMIN_PASSWORD, 'prefix': prefix}
     kube_envs = [os.path.join(dh.ENVIRONMENTS, n) for n in (
@@ -130,32 +135,58 @@ def _running_tags(localcloud, prefix):
 
 def _upgrade_in_order(localcloud, name, auth_url, workdir):
     """`release` raised by one while every service is asked without
-    pause: each service's failed requests reported; the order of the
-    steps read from Heat's events."""
+    pause, twice: first with Glance's database password wrong in its
+    configuration (GlanceIniOverrides), so that its first step fails with
+    its own error while the services before it are done and Glance keeps
+    answering on its release; then with the override gone, which
+    resumes. Each service's failed requests over both are reported; the
+    order of the steps is read from Heat's events."""
     env = clients.admin_env(localcloud, auth_url, ADMIN_PASSWORD)
     image_id, original = clients.upload(env, workdir, 'before-upgrade')
+    database = dh.outputs(localcloud, name)['database_host']
+    broken = {'GlanceIniOverrides': {'database': {
+        'connection': 'mysql+pymysql://glance:not-its-password@%s:3306/'
+                      'glance' % database}}}
     probes = probe.control_plane(auth_url, ADMIN_PASSWORD)
     started = time.monotonic()
-    localcloud.run('openstack', 'stack', 'update', '--existing',
-                   '--parameter', 'release=' + TO_RELEASE, name)
-    shown = dh.wait(localcloud, name, 'UPDATE')
+    failed = _update(localcloud, name, workdir, broken)
+    assert failed['shown']['stack_status'] == 'UPDATE_FAILED', failed
+    reasons = '\n'.join(e['resource_status_reason'] or ''
+                        for e in failed['events']
+                        if e['resource_status'] == 'UPDATE_FAILED')
+    # The step's own words: glance-manage's, from MariaDB.
+    assert 'glance_db_expand' in reasons and 'Access denied' in reasons, (
+        reasons)
+    # Keystone was done before Glance started; Glance's API was not
+    # touched. (Placement, beside Glance, may or may not have finished.)
+    tags = _running_tags(localcloud, name_prefix(name))
+    assert (tags['keystone'], tags['glance']) == (
+        clients.RELEASE_TAGS[TO_RELEASE]['keystone'],
+        clients.RELEASE_TAGS[FROM_RELEASE]['glance']), tags
+    # Glance, not upgraded, still answers on its release.
+    assert clients.saved_back(env, image_id, original)
+    resumed = _update(localcloud, name, workdir, {'GlanceIniOverrides': {}})
     seconds = time.monotonic() - started
     reports = {service: one.stop() for service, one in probes.items()}
-    print('\nkubernetes, release %s -> %s: %s in %.0fs' % (
-        FROM_RELEASE, TO_RELEASE, shown['stack_status'], seconds))
+    print('\nkubernetes, release %s -> %s: failed at Glance\'s expand in '
+          '%.0fs, resumed: %s; %.0fs in all' % (
+              FROM_RELEASE, TO_RELEASE, failed['seconds'],
+              resumed['shown']['stack_status'], seconds))
     for service, one in probes.items():
         print('  probe %s: %s' % (service, one.describe()))
-    assert shown['stack_status'] == 'UPDATE_COMPLETE', (
-        shown['stack_status_reason'])
+    assert resumed['shown']['stack_status'] == 'UPDATE_COMPLETE', (
+        resumed['shown']['stack_status_reason'])
     for service, report in reports.items():
         assert report['requests'] > 10, (service, report)
         assert report['longest_gap'] < 60, (service, report)
-    when = _update_times(dh.events(localcloud, name), name)
     # Keystone first: Glance and Placement take its outputs.
+    when = _update_times(failed['events'], name)
     for service in ('glance', 'placement'):
         assert when[('keystone', 'COMPLETE')] <= when[(service,
                                                        'IN_PROGRESS')]
-    # Glance's own order: expand, migrate, the API, contract.
+    # Glance's own order, when resumed: expand, migrate, the API,
+    # contract.
+    when = _update_times(resumed['events'], name)
     steps = ['glance_db_expand', 'glance_db_migrate', 'glance',
              'glance_db_contract']
     for before, after in zip(steps, steps[1:]):
@@ -163,6 +194,28 @@ def _upgrade_in_order(localcloud, name, auth_url, workdir):
             (after, 'IN_PROGRESS', 'nested')], (before, after)
     assert clients.saved_back(env, image_id, original)
     clients.openstack(env, 'image', 'delete', image_id)
+
+
+def name_prefix(name):
+    """The service prefix of the stack `name` (cp-up-<suffix>)."""
+    return 'cp%s-' % name.rsplit('-', 1)[1]
+
+
+def _update(localcloud, name, workdir, parameter_defaults):
+    """`stack update --existing` to TO_RELEASE with an environment file of
+    these parameter_defaults (the services' own parameters): its `stack
+    show`, seconds, and the events it added."""
+    before = {e['id'] for e in dh.events(localcloud, name)}
+    path = os.path.join(workdir, 'update-%s.yaml' % uuid.uuid4().hex[:6])
+    with open(path, 'w') as f:
+        json.dump({'parameter_defaults': parameter_defaults}, f)
+    started = time.monotonic()
+    localcloud.run('openstack', 'stack', 'update', '--existing', '-e', path,
+                   '--parameter', 'release=' + TO_RELEASE, name)
+    shown = dh.wait(localcloud, name, 'UPDATE')
+    return {'shown': shown, 'seconds': time.monotonic() - started,
+            'events': [e for e in dh.events(localcloud, name)
+                       if e['id'] not in before]}
 
 
 def _update_times(listed, stack):
