@@ -151,10 +151,9 @@ def _upgrade_in_order(localcloud, name, auth_url, workdir):
     started = time.monotonic()
     failed = _update(localcloud, name, workdir, broken)
     assert failed['shown']['stack_status'] == 'UPDATE_FAILED', failed
-    reasons = '\n'.join(e['resource_status_reason'] or ''
-                        for e in failed['events']
-                        if e['resource_status'] == 'UPDATE_FAILED')
-    # The step's own words: glance-manage's, from MariaDB.
+    # The step's own words, glance-manage's from MariaDB, in the stack's
+    # reason (events keep 255 characters of it).
+    reasons = failed['shown']['stack_status_reason']
     assert 'glance_db_expand' in reasons and 'Access denied' in reasons, (
         reasons)
     # Keystone was done before Glance started; Glance's API was not
