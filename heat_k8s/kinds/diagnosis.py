@@ -47,7 +47,9 @@ def exit_text(terminated):
     if terminated.get('reason') not in (None, '', 'Error', 'Completed'):
         text += ' (%s)' % terminated['reason']
     if terminated.get('message'):
-        text += ': ' + _clip(terminated['message'])
+        # A termination message may be the log's tail (FallbackToLogsOnError):
+        # a traceback's last line is its error.
+        text += ': ' + verdict.clip_tail(terminated['message'])
     return text
 
 

@@ -57,6 +57,12 @@ def clip(text, limit=MAX_TEXT):
     return text if len(text) <= limit else text[:limit - 3] + '...'
 
 
+def clip_tail(text, limit=MAX_TEXT):
+    """clip() keeping the end: a log tail's last lines hold the error."""
+    text = ' '.join(str(text).split())
+    return text if len(text) <= limit else '...' + text[-(limit - 3):]
+
+
 def reason(item):
     """'Reason: message' of a condition, container state or pod status."""
     return clip(': '.join(str(item[k]) for k in ('reason', 'message')

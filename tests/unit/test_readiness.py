@@ -89,6 +89,21 @@ class PodTest(unittest.TestCase):
             "Can't locate revision identified by 'ae1027a6acf'",
             verdict.message)
 
+    def test_a_long_termination_message_keeps_its_end(self):
+        # The log tail of glance-manage against a wrong password, as the
+        # control plane's e2e test saw it (hand-shortened traceback).
+        pod = load('pod_failed')
+        status = pod['status']['containerStatuses'][0]['state']['terminated']
+        status['message'] = (
+            'Traceback (most recent call last):\n' +
+            '  File "sqlalchemy/engine/default.py", line 630, in connect\n'
+            * 20 + 'oslo_db.exception.DBError: (pymysql.err.OperationalError)'
+            ' (1045, "Access denied for user \'glance\'@\'10.88.0.9\' '
+            '(using password: YES)")')
+        message = readiness.pod(pod).message
+        self.assertIn('terminated with exit code 2: ...', message)
+        self.assertTrue(message.endswith('(using password: YES)")'), message)
+
     def test_evicted_pod_fails_with_the_eviction_reason(self):
         pod = load('pod_ready')
         pod['status'].update(phase='Failed', reason='Evicted',
@@ -148,8 +163,9 @@ class PodTest(unittest.TestCase):
         state['terminated']['message'] = 'Traceback\n' + 'x' * 5000
         message = readiness.pod(pod).message
         self.assertLess(len(message), 400)
-        self.assertIn('exit code 2: Traceback xxx', message)
-        self.assertTrue(message.endswith('...'))
+        # The end is kept: a log tail's last lines hold the error.
+        self.assertIn('exit code 2: ...xxx', message)
+        self.assertTrue(message.endswith('xxx'))
 
 
 def with_status(name, **status):
