@@ -154,8 +154,10 @@ def _upgrade_in_order(localcloud, name, auth_url, workdir):
     # The step's own words, glance-manage's from MariaDB, in the stack's
     # reason (events keep 255 characters of it).
     reasons = failed['shown']['stack_status_reason']
-    assert 'glance_db_expand' in reasons and 'Access denied' in reasons, (
-        reasons)
+    # (MariaDB's 1045: "Access denied for user 'glance'@'<address>'
+    # (using password: YES)"; the message keeps the log tail's end.)
+    assert 'glance_db_expand' in reasons and "for user 'glance'@" in (
+        reasons) and '(using password: YES)' in reasons, reasons
     # Keystone was done before Glance started; Glance's API was not
     # touched. (Placement, beside Glance, may or may not have finished.)
     tags = _running_tags(localcloud, name_prefix(name))
