@@ -49,7 +49,7 @@ def exit_text(terminated):
     if terminated.get('message'):
         # A termination message may be the log's tail (FallbackToLogsOnError):
         # a traceback's last line is its error.
-        text += ': ' + verdict.clip_tail(terminated['message'])
+        text += ': ' + _clip(terminated['message'], keep_end=True)
     return text
 
 

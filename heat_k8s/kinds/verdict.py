@@ -52,15 +52,13 @@ def join(*parts):
     return '; '.join(p for p in parts if p)
 
 
-def clip(text, limit=MAX_TEXT):
+def clip(text, limit=MAX_TEXT, keep_end=False):
+    """`text` on one line, at most `limit` characters; keep_end keeps its
+    end instead of its start (a log tail's last lines hold the error)."""
     text = ' '.join(str(text).split())
-    return text if len(text) <= limit else text[:limit - 3] + '...'
-
-
-def clip_tail(text, limit=MAX_TEXT):
-    """clip() keeping the end: a log tail's last lines hold the error."""
-    text = ' '.join(str(text).split())
-    return text if len(text) <= limit else '...' + text[-(limit - 3):]
+    if len(text) <= limit:
+        return text
+    return '...' + text[3 - limit:] if keep_end else text[:limit - 3] + '...'
 
 
 def reason(item):
