@@ -19,7 +19,7 @@ has (``endpoint_type``, ``ca_file``, ``cert_file``, ``key_file``,
 ``insecure``), falling back to ``[clients]``. Heat registers these groups
 only for its in-tree clients, so it is registered here. ``[kubernetes]``
 holds what is specific to Kubernetes; ``[heat_k8s]`` the keys of secret
-references (heat_k8s.keyring).
+references (heat_k8s.secrecy.keyring).
 """
 
 import copy

@@ -17,14 +17,14 @@
 ``generate`` prints a new key for ``[heat_k8s] sealing_keys`` or
 ``digest_key``; ``check`` says whether heat.conf's keys are usable and
 which key seals (ids only, never a key); ``reseal PROJECT...`` moves the
-projects' references to the newest key (heat_k8s.resealing), on a host
+projects' references to the newest key (heat_k8s.secrecy.resealing), on a host
 with heat-engine's configuration and database.
 """
 
 import argparse
 import sys
 
-from heat_k8s import keyring
+from heat_k8s.secrecy import keyring
 
 
 def main(argv=None):
@@ -69,7 +69,7 @@ def _configured_keyring(config_files):
 def _reseal(projects, ring):
     from heat.common import context
 
-    from heat_k8s import resealing
+    from heat_k8s.secrecy import resealing
     status = 0
     for project in projects:
         counts = resealing.reseal_project(context.get_admin_context(),

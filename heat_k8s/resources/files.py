@@ -24,15 +24,15 @@ from heat.engine import attributes
 from heat.engine import properties
 from heat.engine import resource
 
-from heat_k8s import envelope
-from heat_k8s import keyring
-from heat_k8s import sealing
 from heat_k8s.rendering import checksum
 from heat_k8s.resources.shared import base
 from heat_k8s.resources.shared import literal
 from heat_k8s.resources.shared import references
 from heat_k8s.resources.shared import sensitive
 from heat_k8s.resources.shared import templated
+from heat_k8s.secrecy import envelope
+from heat_k8s.secrecy import keyring
+from heat_k8s.secrecy import sealing
 
 PROPERTIES = (SECRETS, SECRET_FILES, RECIPIENT) = (
     'secrets', 'secret_files', 'recipient')
@@ -58,9 +58,10 @@ class RenderedFiles(literal.CheckedBeforeCreate, sensitive.Fingerprinted,
     attribute hands the content to the resources that write the files.
 
     With recipient (a host's RSA public key), the content is given only
-    sealed to that key (the sealed attribute, heat_k8s/envelope.py): Heat
-    then holds ciphertext only, in software configs and server metadata
-    alike, and files and environment give nothing. Without it, files and
+    sealed to that key (the sealed attribute,
+    heat_k8s/secrecy/envelope.py): Heat then holds ciphertext only, in
+    software configs and server metadata alike, and files and
+    environment give nothing. Without it, files and
     environment refuse content made with secrets (secrets, secret_files or
     any secret reference): no opened value leaves Heat through its API.
     """

@@ -26,9 +26,9 @@ from heat.engine import constraints
 from heat.engine import properties
 from heat.engine import resource
 
-from heat_k8s import keyring
-from heat_k8s import sealing
 from heat_k8s.resources.shared import sensitive
+from heat_k8s.secrecy import keyring
+from heat_k8s.secrecy import sealing
 
 PROPERTIES = (LENGTH, FORMAT, SALT, VALUE) = (
     'length', 'format', 'salt', 'value')

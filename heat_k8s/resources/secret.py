@@ -20,14 +20,14 @@ import base64
 from heat.engine import attributes
 from heat.engine import properties
 
-from heat_k8s import keyring
-from heat_k8s import sealing
 from heat_k8s.rendering import checksum
 from heat_k8s.resources.shared import base
 from heat_k8s.resources.shared import common
 from heat_k8s.resources.shared import references
 from heat_k8s.resources.shared import sensitive
 from heat_k8s.resources.shared import templated
+from heat_k8s.secrecy import keyring
+from heat_k8s.secrecy import sealing
 
 PROPERTIES = (TYPE, DATA, STRING_DATA, IMMUTABLE) = (
     'type', 'data', 'string_data', 'immutable')

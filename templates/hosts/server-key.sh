@@ -2,7 +2,7 @@
 # A docker host's own key (heat-config `script` hook): the private key
 # stays in $key_file (0600, made once); the public key is this
 # deployment's output, and heat-k8s seals each service's secrets to it
-# (heat_k8s/envelope.py), so Heat never holds them in clear.
+# (heat_k8s/secrecy/envelope.py), so Heat never holds them in clear.
 # key_file and heat_outputs_path come from the hook's environment.
 # shellcheck disable=SC2154
 set -eu

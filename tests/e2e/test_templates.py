@@ -38,7 +38,7 @@ import uuid
 
 import pytest
 
-from heat_k8s import envelope
+from heat_k8s.secrecy import envelope
 from tests.e2e import controlplane_clients
 from tests.e2e import leaks
 from tests.e2e import stacks

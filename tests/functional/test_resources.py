@@ -20,8 +20,8 @@ import base64
 import copy
 import json
 
-from heat_k8s import sealing
 from heat_k8s.resources.shared import sensitive
+from heat_k8s.secrecy import sealing
 from tests import simulated
 
 SIM = 'sim.heat-k8s.io/'

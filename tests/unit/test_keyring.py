@@ -12,13 +12,13 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""The operator's keys (heat_k8s.keyring): which keys are refused, and
+"""The operator's keys (heat_k8s.secrecy.keyring): which keys are refused, and
 keys derived apart per purpose and project."""
 
 import base64
 import unittest
 
-from heat_k8s import keyring
+from heat_k8s.secrecy import keyring
 
 KEY = keyring.generate()
 

@@ -28,9 +28,9 @@ from heat.engine import api
 from heat.engine import scheduler
 from oslo_config import cfg
 
-from heat_k8s import envelope
-from heat_k8s import sealing
 from heat_k8s.resources.shared import sensitive
+from heat_k8s.secrecy import envelope
+from heat_k8s.secrecy import sealing
 from tests.unit.heat_harness import template
 
 CONF_PATH = '/etc/api/api.conf'

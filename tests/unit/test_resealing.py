@@ -12,7 +12,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Resealing a project's references (heat_k8s.resealing) in Heat's own
+"""Resealing a project's references (heat_k8s.secrecy.resealing) in Heat's own
 database code (sqlite), after a key rotation."""
 
 from tests.unit import heat_harness  # first: sets up Heat
@@ -30,11 +30,11 @@ from heat.objects import stack as stack_object
 from heat.tests import utils
 from oslo_config import cfg
 
-from heat_k8s import keyring
-from heat_k8s import resealing
-from heat_k8s import sealing
 from heat_k8s.cmd import keys
 from heat_k8s.resources.shared import sensitive
+from heat_k8s.secrecy import keyring
+from heat_k8s.secrecy import resealing
+from heat_k8s.secrecy import sealing
 from tests.unit.heat_harness import template
 
 PROJECT = heat_harness.PROJECT_ID

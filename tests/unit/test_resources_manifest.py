@@ -26,10 +26,10 @@ from heat.engine import api
 from heat.objects import event as event_object
 from oslo_config import cfg
 
-from heat_k8s import keyring
 from heat_k8s.kinds import labels
 from heat_k8s.kinds import naming
 from heat_k8s.resources.shared import sensitive
+from heat_k8s.secrecy import keyring
 from tests.unit.heat_harness import deployment
 from tests.unit.heat_harness import template
 

@@ -12,14 +12,14 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Secret references (heat_k8s.sealing), and which values are not."""
+"""Secret references (heat_k8s.secrecy.sealing), and which values are not."""
 
 import json
 import unittest
 
-from heat_k8s import keyring
-from heat_k8s import sealing
 from heat_k8s.resources.shared import references
+from heat_k8s.secrecy import keyring
+from heat_k8s.secrecy import sealing
 
 # Hand-made test keys (random bytes, as `heat-k8s-keys generate` prints).
 OLD_KEY = keyring.generate()

@@ -24,7 +24,7 @@ import sys
 
 import pytest
 
-from heat_k8s import envelope
+from heat_k8s.secrecy import envelope
 
 SCRIPT = os.path.join(os.path.dirname(__file__), '..', '..', 'templates',
                       'services', 'docker', 'write-files.py')

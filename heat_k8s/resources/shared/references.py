@@ -23,7 +23,7 @@ values. (Heat allows no custom constraint on a json parameter.)
 
 from heat.engine import properties
 
-from heat_k8s import sealing
+from heat_k8s.secrecy import sealing
 
 REFERENCES_ONLY = 'references_only'
 

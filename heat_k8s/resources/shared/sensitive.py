@@ -28,9 +28,9 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from heat_k8s import config
-from heat_k8s import keyring as keyring_
-from heat_k8s import sealing
 from heat_k8s.rendering import checksum
+from heat_k8s.secrecy import keyring as keyring_
+from heat_k8s.secrecy import sealing
 
 CONF = cfg.CONF
 CONF.import_opt('auth_encryption_key', 'heat.common.crypt')
@@ -41,7 +41,8 @@ _KEYRINGS = {}
 
 
 def keyring():
-    """The operator's keys (heat_k8s.keyring), read once per setting."""
+    """The operator's keys (heat_k8s.secrecy.keyring), read once per
+    setting."""
     group = CONF[config.KEYS_GROUP]
     legacy = CONF.auth_encryption_key
     settings = (tuple(group.sealing_keys or ()), group.digest_key, legacy,

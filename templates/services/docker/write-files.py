@@ -28,8 +28,9 @@ deployment. The data (below, filled in by Heat's str_replace) lands in
 - ``data/``: the service's persistent storage, when it has some.
 
 The secret files and variables come sealed to the host's own key
-(``key_file``, made by templates/hosts/server-key.sh; heat_k8s/envelope.py
-describes the format): the ``openssl`` command opens them here, so Heat
+(``key_file``, made by templates/hosts/server-key.sh;
+heat_k8s/secrecy/envelope.py describes the format): the ``openssl``
+command opens them here, so Heat
 holds only ciphertext.
 
 Files a previous run wrote and this one does not are removed. Once the

@@ -85,7 +85,7 @@ amqp_durable_queues = true
 
 [heat_k8s]
 # The keys of secret references and of the digests that stand in for
-# secret values, generated for this cloud (heat_k8s.keyring).
+# secret values, generated for this cloud (heat_k8s.secrecy.keyring).
 sealing_keys = {sealing_key}
 digest_key = {digest_key}
 # Every reference in this cloud was made with key ids.

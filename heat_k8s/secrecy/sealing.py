@@ -15,8 +15,9 @@
 """Secret references: a secret value sealed for one project.
 
 A reference is the value encrypted (Fernet) with the newest of the
-operator's sealing keys, derived for one project (heat_k8s.keyring), and
-named by that key's id: text Heat may store and show, which only
+operator's sealing keys, derived for one project
+(heat_k8s.secrecy.keyring), and named by that key's id: text Heat may
+store and show, which only
 heat-engine can open, and only for that project (a reference copied into
 another project's stack opens nothing, and digests as itself). Templates
 pass references where they would pass secret values; the resources that
@@ -31,7 +32,7 @@ import re
 
 from cryptography import fernet
 
-from heat_k8s import keyring as keyring_
+from heat_k8s.secrecy import keyring as keyring_
 
 PREFIX = '<heat-k8s-secret:'
 # The key id (absent before key ids), then the Fernet token.

@@ -30,7 +30,7 @@ from heat.db import api as db_api
 from heat.db import models
 from heat.objects import resource_properties_data as rpd_object
 
-from heat_k8s import sealing
+from heat_k8s.secrecy import sealing
 
 Counts = collections.namedtuple('Counts',
                                 'stacks resealed unopened busy')

@@ -1,0 +1,25 @@
+# Copyright 2026 heat-k8s developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Keeping secret values secret: the operator's keys and what is made
+with them.
+
+``keyring`` (the operator's keys, derived per purpose and project),
+``sealing`` (secret references), ``envelope`` (data sealed to a docker
+host's own key) and ``resealing`` (moving a project's references to the
+newest key, in Heat's database). ``keyring``, ``sealing`` and
+``envelope`` are pure and import nothing of heat_k8s above this package;
+``resealing`` alone imports Heat (its database), and only
+``heat-k8s-keys`` imports it.
+"""
