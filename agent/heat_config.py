@@ -23,12 +23,20 @@ so a hook that crashes is not run again on every poll); its hook is
 ``<hooks dir>/<group>`` and reads the deployment on stdin; the hook's JSON
 answer is kept in ``<id>.notify.json`` (0600) and handed to
 ``heat-config-notify <id>.json`` on stdin, which signals Heat.
+
+The new deployments of one run start at once, each hook in its own
+process (at most ``HEAT_CONFIG_PARALLEL``, default 8): Heat publishes a
+deployment only when everything it depends on has signalled, so the ones
+waiting together are independent. Each is still signalled on its own as
+it ends, and its hook's stderr is written in one piece.
 """
 
+from concurrent import futures
 import json
 import os
 import subprocess
 import sys
+import threading
 
 CONF_FILE = os.environ.get('HEAT_SHELL_CONFIG',
                            '/var/run/heat-config/heat-config')
@@ -37,6 +45,9 @@ DEPLOYED_DIR = os.environ.get('HEAT_CONFIG_DEPLOYED',
 NOTIFY = os.environ.get('HEAT_CONFIG_NOTIFY', 'heat-config-notify')
 # Groups that never had a hook: nothing to run, nothing to report.
 NO_HOOK_GROUPS = ('os-apply-config', 'Heat::Ungrouped')
+PARALLEL = max(1, int(os.environ.get('HEAT_CONFIG_PARALLEL', '8')))
+# One writer at a time, so one hook's stderr is never cut by another's.
+_OUTPUT = threading.Lock()
 
 
 def hook_dirs():
@@ -83,7 +94,9 @@ def write_private(path, data):
         json.dump(data, f, indent=2)
 
 
-def invoke(deployment, log):
+def prepare(deployment, log):
+    """(deployment, hook) to run, marked deployed; None when there is
+    nothing to run (done before, no hook, not this action)."""
     for item in deployment.get('inputs', []):
         # heat-agents bug 1333992: String inputs arrive as other types.
         if item.get('type') == 'String' and not isinstance(
@@ -92,28 +105,36 @@ def invoke(deployment, log):
     if deployment.get('group') == 'component':
         deployment = pick_component(deployment)
         if deployment is None:
-            return
+            return None
     deployed = os.path.join(DEPLOYED_DIR, '%s.json' % deployment['id'])
     if os.path.exists(deployed):
-        return
+        return None
     hook = hook_path(deployment.get('group'), hook_dirs())
     if hook is None:
         if deployment.get('group') not in NO_HOOK_GROUPS:
             log('skipping %s: no hook for group %s'
                 % (deployment['id'], deployment.get('group')))
-        return
+        return None
     write_private(deployed, deployment)
+    return deployment, hook
+
+
+def run(deployment, hook, log):
+    """Run one deployment's hook and signal Heat with its answer."""
     log('running %s for %s (%s)' % (hook, deployment['id'],
                                     deployment.get('name')))
     proc = subprocess.run([hook], input=json.dumps(deployment).encode(),
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     stderr = proc.stderr.decode('utf-8', 'replace')
     if stderr:
-        sys.stderr.write(stderr)
+        with _OUTPUT:
+            sys.stderr.write(stderr)
+            sys.stderr.flush()
     data = signal_data(proc.returncode,
                        proc.stdout.decode('utf-8', 'replace'), stderr)
     log('%s: deploy_status_code %s' % (deployment['id'],
                                        data.get('deploy_status_code')))
+    deployed = os.path.join(DEPLOYED_DIR, '%s.json' % deployment['id'])
     notify_data = os.path.join(DEPLOYED_DIR,
                                '%s.notify.json' % deployment['id'])
     write_private(notify_data, data)
@@ -125,10 +146,34 @@ def invoke(deployment, log):
             notify.returncode, notify.stdout.decode('utf-8', 'replace')))
 
 
+def dispatch(deployments, log):
+    """Prepare the deployments in order, then run the new ones at once;
+    one broken deployment never stops the others."""
+    ready = []
+    for deployment in deployments or []:
+        try:
+            prepared = prepare(deployment, log)
+        except Exception as e:
+            log('deployment %s: %s' % (deployment.get('id'), e))
+            continue
+        if prepared:
+            ready.append(prepared)
+    if not ready:
+        return
+    with futures.ThreadPoolExecutor(min(PARALLEL, len(ready))) as pool:
+        running = {pool.submit(run, deployment, hook, log): deployment
+                   for deployment, hook in ready}
+        for done in futures.as_completed(running):
+            if done.exception() is not None:
+                log('deployment %s: %s' % (running[done].get('id'),
+                                           done.exception()))
+
+
 def main():
     def log(msg):
-        sys.stderr.write('heat-config: %s\n' % msg)
-        sys.stderr.flush()
+        with _OUTPUT:
+            sys.stderr.write('heat-config: %s\n' % msg)
+            sys.stderr.flush()
 
     if not os.path.exists(CONF_FILE):
         log('no deployments file %s' % CONF_FILE)
@@ -141,11 +186,7 @@ def main():
     except ValueError as e:
         log('unreadable deployments file %s: %s' % (CONF_FILE, e))
         return 0
-    for deployment in deployments or []:
-        try:
-            invoke(deployment, log)
-        except Exception as e:  # one broken deployment must not stop others
-            log('deployment %s: %s' % (deployment.get('id'), e))
+    dispatch(deployments, log)
     return 0
 
 

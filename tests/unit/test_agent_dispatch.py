@@ -13,6 +13,8 @@
 
 """The dispatcher, cleanup, notifier and installer: their pure parts."""
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -63,6 +65,81 @@ class DispatchTest(unittest.TestCase):
                                            picked['config']))
         dep['inputs'][0]['value'] = 'DELETE'
         self.assertIsNone(heat_config.pick_component(dep))
+
+
+# A hook that waits (10 s at most) for the other deployment's hook to
+# start: run one after the other, the first gives up and reports 1.
+BARRIER_HOOK = """#!/bin/sh
+id=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
+touch "$BARRIER_DIR/$id.started"
+for i in $(seq 3); do echo "$id line $i" >&2; done
+for i in $(seq 100); do
+  if [ "$(ls "$BARRIER_DIR" | grep -c started)" -ge 2 ]; then
+    for i in 4 5 6; do echo "$id line $i" >&2; done
+    echo '{"deploy_status_code": 0}'; exit 0
+  fi
+  sleep 0.1
+done
+echo '{"deploy_status_code": 1}'
+"""
+NOTIFY_SCRIPT = """#!/bin/sh
+cat > "$1.signal"
+"""
+
+
+class ParallelDispatchTest(unittest.TestCase):
+
+    def _script(self, path, text):
+        with open(path, 'w') as f:
+            f.write(text)
+        os.chmod(path, 0o755)
+
+    def test_independent_deployments_run_at_once_and_signal_apart(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            hooks, deployed = (os.path.join(tmp, d) for d in ('h', 'd'))
+            os.makedirs(hooks)
+            os.makedirs(deployed)
+            self._script(os.path.join(hooks, 'barrier'), BARRIER_HOOK)
+            self._script(os.path.join(tmp, 'notify'), NOTIFY_SCRIPT)
+            deployments = [{'id': i, 'group': 'barrier', 'inputs': []}
+                           for i in ('dep-a', 'dep-b')]
+            env = dict(os.environ, HEAT_CONFIG_HOOKS=hooks,
+                       BARRIER_DIR=os.path.join(tmp, 'd'))
+            saved = (heat_config.DEPLOYED_DIR, heat_config.NOTIFY,
+                     os.environ.copy())
+            heat_config.DEPLOYED_DIR = deployed
+            heat_config.NOTIFY = os.path.join(tmp, 'notify')
+            os.environ.update(env)
+            err = io.StringIO()
+            try:
+                with contextlib.redirect_stderr(err):
+                    heat_config.dispatch(deployments, lambda msg: None)
+            finally:
+                heat_config.DEPLOYED_DIR, heat_config.NOTIFY = saved[:2]
+                os.environ.clear()
+                os.environ.update(saved[2])
+            for dep in deployments:
+                with open(os.path.join(deployed, '%s.json.signal'
+                                       % dep['id'])) as f:
+                    self.assertEqual({'deploy_status_code': 0},
+                                     json.load(f))
+            # Each hook's stderr in one piece, whatever the order.
+            lines = [line.split()[0] for line in err.getvalue().splitlines()]
+            self.assertEqual(12, len(lines))
+            self.assertEqual(1, sum(a != b for a, b in zip(lines,
+                                                           lines[1:])))
+
+    def test_a_deployment_run_before_is_not_run_again(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            saved = heat_config.DEPLOYED_DIR
+            heat_config.DEPLOYED_DIR = tmp
+            try:
+                open(os.path.join(tmp, 'done.json'), 'w').close()
+                self.assertIsNone(heat_config.prepare(
+                    {'id': 'done', 'group': 'script', 'inputs': []},
+                    lambda msg: None))
+            finally:
+                heat_config.DEPLOYED_DIR = saved
 
 
 class CleanupTest(unittest.TestCase):
