@@ -92,7 +92,7 @@ class ParallelDispatchTest(unittest.TestCase):
     def _script(self, path, text):
         with open(path, 'w') as f:
             f.write(text)
-        os.chmod(path, 0o755)
+        os.chmod(path, 0o700)
 
     def test_independent_deployments_run_at_once_and_signal_apart(self):
         with tempfile.TemporaryDirectory() as tmp:
