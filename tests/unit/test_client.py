@@ -80,6 +80,25 @@ class PluginTestCase(heat_harness.KubernetesTestCase):
         """The headers a request of this client would carry."""
         return kube_client.prepared('GET', '/api/v1/namespaces')[2]
 
+    def _stand_in_magnum(self, clusters, pem=None):
+        """Magnum cannot run here: a stand-in for python-magnumclient,
+        with Magnum clusters allowed. Each cluster's CA is 'PEM of
+        <name>', or pem."""
+        cfg.CONF.set_override('allow_magnum_clusters', True,
+                              group='kubernetes')
+        certificates = {c.uuid: types.SimpleNamespace(
+            pem=pem or 'PEM of ' + name) for name, c in clusters.items()}
+
+        def get_cluster(ident):
+            if ident not in clusters:
+                raise magnum_exc.NotFound()
+            return clusters[ident]
+        fake = types.SimpleNamespace(
+            clusters=types.SimpleNamespace(get=get_cluster),
+            certificates=types.SimpleNamespace(get=certificates.__getitem__))
+        self.patchobject(magnum.MagnumClientPlugin, '_create',
+                         return_value=fake)
+
 
 class ClientPluginTest(PluginTestCase):
 
@@ -138,22 +157,7 @@ class ClientPluginTest(PluginTestCase):
         self.assertIs(edge, self.plugin.kube('edge'))
         self.assertIsNot(edge, self.plugin.kube())
 
-    def _stand_in_magnum(self, clusters):
-        """Magnum cannot run here: a stand-in for python-magnumclient."""
-        certificates = {c.uuid: types.SimpleNamespace(pem='PEM of ' + name)
-                        for name, c in clusters.items()}
-
-        def get_cluster(ident):
-            if ident not in clusters:
-                raise magnum_exc.NotFound()
-            return clusters[ident]
-        fake = types.SimpleNamespace(
-            clusters=types.SimpleNamespace(get=get_cluster),
-            certificates=types.SimpleNamespace(get=certificates.__getitem__))
-        self.patchobject(magnum.MagnumClientPlugin, '_create',
-                         return_value=fake)
-
-    def test_magnum_cluster_endpoint_and_ca(self):
+    def test_magnum_cluster_endpoint_and_ca_from_a_stand_in(self):
         cluster = types.SimpleNamespace
         self._stand_in_magnum({
             'prod': cluster(uuid='u1', status='CREATE_COMPLETE',
@@ -173,6 +177,7 @@ class ClientPluginTest(PluginTestCase):
                           'missing')
 
     def test_http_endpoints_refused_wherever_they_come_from(self):
+        # Magnum's answer from a stand-in (_stand_in_magnum).
         self._stand_in_magnum({'plain': types.SimpleNamespace(
             uuid='u3', status='CREATE_COMPLETE',
             api_address='http://10.2.0.8:8080')})
@@ -389,7 +394,9 @@ class KeystoneMemoryTest(PluginTestCase):
         self._host(utils.dummy_context(tenant_id='p1'))
         self.assertEqual(['p1', 'p1'], self.looked_up)
 
-    def test_magnum_cluster_remembered_per_cluster(self):
+    def test_stand_in_magnum_cluster_remembered_per_cluster(self):
+        cfg.CONF.set_override('allow_magnum_clusters', True,
+                              group='kubernetes')
         fetched = []
         self.patchobject(client.KubernetesClientPlugin, '_magnum_endpoint',
                          autospec=True, side_effect=lambda plugin, name: (
