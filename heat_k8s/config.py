@@ -207,12 +207,23 @@ _NO_CLIENT_CERTIFICATE = (
     'value is not used for Kubernetes.')
 
 
+_INSECURE = (
+    "If set, the Kubernetes API server's certificate is not verified, and "
+    "every request's Keystone token goes to whatever server answers at "
+    'the endpoint\'s address: for tests only. Unset, [clients] insecure '
+    'applies (Heat\'s other clients\' setting). While verification is '
+    'off, heat-engine logs a warning at start and for each endpoint, '
+    'naming the option that turned it off.')
+
+
 def _clients_kubernetes_opts():
     # Copies, so that defaults set on one group do not leak into Heat's.
     opts = [copy.deepcopy(opt) for opt in heat_config.clients_opts]
     for opt in opts:
         if opt.dest in ('cert_file', 'key_file'):
             opt.help = _NO_CLIENT_CERTIFICATE
+        elif opt.dest == 'insecure':
+            opt.help = _INSECURE
     return opts
 
 

@@ -17,7 +17,7 @@
 ``clientplugin`` is Heat's client plugin ``kubernetes`` (the endpoint
 from operator config, a Magnum cluster or the Keystone catalog; the
 caller's Keystone token as bearer token), ``exposure`` the rules of where
-that token may go (the roles a Magnum cluster may receive).
+that token may go (a Magnum cluster's roles, TLS verification turned off).
 ``kube`` makes the requests (server-side apply, get, delete with a uid
 precondition, list), ``watches`` the watches of an object or of what
 decides its readiness, ``transport`` sends them through whichever

@@ -22,7 +22,7 @@ the only credential presented (no client certificate) and goes to https
 endpoints only, unless [kubernetes] allow_insecure_http_for_testing. A
 Magnum cluster, whose owner chooses its address, is off unless [kubernetes]
 allow_magnum_clusters, and gets only tokens of the roles it allows
-(heat_k8s.client.exposure). What the
+(heat_k8s.client.exposure); TLS verification turned off is logged. What the
 catalog answered, and a trust's token, are remembered across contexts
 (heat_k8s.client.memory), so each resource does not ask Keystone again.
 """
@@ -174,6 +174,34 @@ def _check_https(url, source):
         'testing only).' % (url, source))
 
 
+def _check_tls_verified(configuration, source):
+    """Say once per endpoint that TLS verification is off, and why."""
+    if not configuration.verify_ssl:
+        _warn_once('%s', exposure.tls_off_warning(source,
+                                                  configuration.host))
+
+
+def _insecure_source():
+    """What turns TLS verification off, read as Heat's _get_client_option
+    reads `insecure`; None while it is on."""
+    return exposure.insecure_source(CONF[config.CLIENTS_GROUP].insecure,
+                                    CONF.clients.insecure)
+
+
+def warn_at_start():
+    """At heat-engine's start, the warning its configuration deserves:
+    TLS verification of the Kubernetes client turned off. Never raises,
+    as heat-engine must start."""
+    try:
+        source = (None if CONF.kubernetes.kubeconfig else
+                  _insecure_source())
+    except cfg.Error as exc:
+        LOG.warning('heat-k8s could not read its TLS settings: %s', exc)
+        return
+    if source is not None:
+        LOG.warning('%s', exposure.tls_off_warning(source))
+
+
 def _is_magnum(cluster):
     """Whether a cluster name is Magnum's to resolve (not the operator's)."""
     return bool(cluster) and cluster not in CONF.kubernetes.clusters
@@ -265,6 +293,7 @@ class KubernetesClientPlugin(client_plugin.ClientPlugin):
         k8s_config.load_kube_config(
             config_file=CONF.kubernetes.kubeconfig, context=cluster,
             client_configuration=conf, persist_config=False)
+        _check_tls_verified(conf, exposure.KUBECONFIG)
         return conf
 
     def _keystone_brokered(self, cluster):
@@ -276,10 +305,11 @@ class KubernetesClientPlugin(client_plugin.ClientPlugin):
         # set explicitly, as the setter changes process-wide logger levels.
         conf = k8s_client.Configuration()
         conf.host = host.rstrip('/')
-        conf.verify_ssl = not self._get_client_option(CLIENT_NAME,
-                                                      'insecure')
+        insecure = _insecure_source()
+        conf.verify_ssl = insecure is None
         conf.ssl_ca_cert = ca_file
         transport.set_ca_data(conf, ca_data)
+        _check_tls_verified(conf, insecure)
         if _is_magnum(cluster):
             token = MemberToken(self.context, 'Kubernetes API %s (%s)' % (
                 conf.host, source))

@@ -15,13 +15,54 @@
 """Who else could use the caller's token: the rules, pure.
 
 Every Kubernetes request carries the caller's Keystone token, which works
-for every OpenStack service of its project until it expires. A server its
-owner controls (a Magnum cluster's api_address) could reuse it: here are
-the rules and the words for it; the client plugin applies them.
+for every OpenStack service of its project until it expires. Two things
+let someone other than the user reuse it: a server its owner controls (a
+Magnum cluster's api_address), and a server nobody verified (TLS
+verification off). Here are the rules and the words for both; the client
+plugin applies them.
 """
 
 MAGNUM_SWITCH = '[kubernetes] allow_magnum_clusters'
 ROLES_OPTION = '[kubernetes] magnum_token_roles'
+
+# What turned TLS verification off for the Kubernetes client: the option
+# as the operator wrote it, and what to set instead.
+OWN, FALLBACK, KUBECONFIG = 'clients_kubernetes', 'clients', 'kubeconfig'
+TLS_OFF = {
+    OWN: ('[clients_kubernetes] insecure = true',
+          'set [clients_kubernetes] insecure = false, with ca_file naming '
+          "the cluster's CA bundle"),
+    FALLBACK: ('[clients] insecure = true, which the Kubernetes client '
+               'inherits while [clients_kubernetes] insecure is unset',
+               'set [clients_kubernetes] insecure = false (it overrides '
+               '[clients] for Kubernetes alone), with [clients_kubernetes] '
+               "ca_file naming the cluster's CA bundle"),
+    KUBECONFIG: ('insecure-skip-tls-verify in [kubernetes] kubeconfig',
+                 "remove it and give the cluster's certificate-authority"),
+}
+
+
+def insecure_source(own, fallback):
+    """What turns TLS verification off (a TLS_OFF key), or None.
+
+    As every Heat client reads it: [clients_kubernetes] insecure when set
+    (own), else [clients] insecure (fallback).
+    """
+    if own is not None:
+        return OWN if own else None
+    return FALLBACK if fallback else None
+
+
+def tls_off_warning(source, endpoint=None):
+    """The warning for TLS verification turned off by `source`, about one
+    endpoint, or about every endpoint (at heat-engine's start)."""
+    cause, remedy = TLS_OFF[source]
+    where = ('Kubernetes API %s' % endpoint if endpoint else
+             'the Kubernetes APIs heat-engine reaches')
+    return ('TLS verification of %s is off (%s): each request, with the '
+            'credential it carries, goes to whatever server answers at '
+            'that address. To verify it, %s.' % (where, cause, remedy))
+
 
 def roles_beyond(roles, allowed):
     """The roles outside `allowed`, sorted; without case, as Keystone

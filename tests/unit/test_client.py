@@ -23,7 +23,6 @@ from tests.unit import heat_harness  # first: sets up Heat
 
 import datetime
 import os
-import tempfile
 import types
 
 import fixtures
@@ -56,6 +55,16 @@ contexts:
   context: {cluster: local, user: admin}
 current-context: local
 """
+
+
+class KubeconfigFile(fixtures.Fixture):
+    """KUBECONFIG (hand-made: a token and no CA) in a temporary file."""
+
+    def _setUp(self):
+        self.path = os.path.join(
+            self.useFixture(fixtures.TempDir()).path, 'kubeconfig.yaml')
+        with open(self.path, 'w') as f:
+            f.write(KUBECONFIG)
 
 
 class PluginTestCase(heat_harness.KubernetesTestCase):
@@ -263,11 +272,9 @@ class ClientPluginTest(PluginTestCase):
         self.assertIs(self.plugin.kube(), self.plugin.kube(''))
 
     def test_kubeconfig_for_testing(self):
-        with tempfile.NamedTemporaryFile('w', suffix='.yaml',
-                                         delete=False) as f:
-            f.write(KUBECONFIG)
-        self.addCleanup(os.unlink, f.name)
-        cfg.CONF.set_override('kubeconfig', f.name, group='kubernetes')
+        cfg.CONF.set_override('kubeconfig',
+                              self.useFixture(KubeconfigFile()).path,
+                              group='kubernetes')
         kube_client = self.plugin.client()
         self.assertEqual('https://127.0.0.1:6443',
                          kube_client.api.configuration.host)

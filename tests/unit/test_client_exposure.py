@@ -13,7 +13,8 @@
 #    under the License.
 
 """Where the caller's token may go: a Magnum cluster's address only when
-the operator allows it, and only a member's token.
+the operator allows it, and only a member's token; TLS verification off
+said at start and once per endpoint.
 
 Magnum cannot run here: its answers come from a stand-in for
 python-magnumclient (test_client.PluginTestCase._stand_in_magnum). The
@@ -21,10 +22,11 @@ role lists are hand-made, as Keystone puts them in tokens (implied roles
 included: an admin's token carries admin, member and reader).
 """
 
-from tests.unit import heat_harness  # noqa: F401  first: sets up Heat
+from tests.unit import heat_harness  # first: sets up Heat
 
 # isort: split
 
+import importlib
 import types
 
 from heat.common import exception
@@ -34,6 +36,7 @@ import testtools
 
 from heat_k8s.client import clientplugin as client
 from heat_k8s.client import exposure
+from heat_k8s.enginefixes import startup
 from tests.unit import test_client
 from tests.unit import test_transport
 
@@ -63,6 +66,30 @@ class RulesTest(testtools.TestCase):
                          exposure.token_refusal([], MEMBER))
         self.assertEqual('it carries the role member',
                          exposure.token_refusal(MEMBER, ['reader']))
+
+    def test_insecure_read_as_heat_reads_client_options(self):
+        # (own group's value, [clients] value) -> what turned TLS off
+        for own, fallback, source in (
+                (None, False, None),
+                (None, True, exposure.FALLBACK),
+                (True, False, exposure.OWN),
+                (True, True, exposure.OWN),
+                (False, True, None),
+                (False, False, None)):
+            self.assertEqual(source, exposure.insecure_source(own, fallback),
+                             (own, fallback))
+
+    def test_each_tls_warning_names_its_cause_and_what_to_set(self):
+        for source, cause in (
+                (exposure.OWN, '[clients_kubernetes] insecure = true'),
+                (exposure.FALLBACK, '[clients] insecure = true'),
+                (exposure.KUBECONFIG, 'insecure-skip-tls-verify')):
+            text = exposure.tls_off_warning(source, 'https://k8s:6443')
+            self.assertIn('TLS verification of Kubernetes API '
+                          'https://k8s:6443 is off (' + cause, text)
+            self.assertIn('To verify it, ', text)
+        self.assertIn('set [clients_kubernetes] insecure = false',
+                      exposure.tls_off_warning(exposure.FALLBACK))
 
 
 class MagnumSwitchTest(test_client.PluginTestCase):
@@ -212,3 +239,70 @@ class OnTheWireTest(test_client.PluginTestCase):
                 self.assertEqual(ADMIN, roles)
         request, = server.requests
         self.assertEqual('Bearer abcd1234', request.headers['Authorization'])
+
+
+class TlsWarningTest(test_client.PluginTestCase):
+    """TLS verification off is said once per endpoint, naming the option
+    that turned it off, and at heat-engine's start."""
+
+    def _clients(self, *clusters):
+        for cluster in clusters:
+            utils.dummy_context().clients.client_plugin('kubernetes').kube(
+                cluster)
+
+    def test_inherited_from_clients_said_once_per_endpoint(self):
+        cfg.CONF.set_override('insecure', True, group='clients')
+        cfg.CONF.set_override('clusters', {'edge': 'https://10.1.0.5:6443'},
+                              group='kubernetes')
+        self._clients(None, None, 'edge', 'edge')
+        for endpoint in (heat_harness.API_URL, 'https://10.1.0.5:6443'):
+            self.assertEqual(1, self.LOG.output.count(
+                'TLS verification of Kubernetes API %s is off ([clients] '
+                'insecure = true, which the Kubernetes client inherits '
+                'while [clients_kubernetes] insecure is unset)' % endpoint))
+        self.assertIn('set [clients_kubernetes] insecure = false (it '
+                      'overrides [clients] for Kubernetes alone)',
+                      self.LOG.output)
+
+    def test_own_option_named(self):
+        cfg.CONF.set_override('insecure', True, group='clients_kubernetes')
+        self.assertFalse(self.plugin.client().api.configuration.verify_ssl)
+        self.assertIn('TLS verification of Kubernetes API %s is off '
+                      '([clients_kubernetes] insecure = true)' %
+                      heat_harness.API_URL, self.LOG.output)
+
+    def test_nothing_said_while_verification_is_on(self):
+        # [clients_kubernetes] insecure = false overrides [clients].
+        cfg.CONF.set_override('insecure', True, group='clients')
+        cfg.CONF.set_override('insecure', False, group='clients_kubernetes')
+        self.assertTrue(self.plugin.client().api.configuration.verify_ssl)
+        client.warn_at_start()
+        self.assertNotIn('TLS verification', self.LOG.output)
+
+    def test_said_at_start_only_when_off(self):
+        client.warn_at_start()
+        self.assertNotIn('TLS verification', self.LOG.output)
+        cfg.CONF.set_override('insecure', True, group='clients_kubernetes')
+        client.warn_at_start()
+        self.assertIn('TLS verification of the Kubernetes APIs heat-engine '
+                      'reaches is off ([clients_kubernetes] insecure = true)',
+                      self.LOG.output)
+
+    def test_said_when_heat_engine_loads_the_plugin(self):
+        cfg.CONF.set_override('insecure', True, group='clients')
+        # Importing the shim applies the engine fixes too: give Heat's
+        # code back.
+        self.addCleanup(startup.restore_all)
+        shim = importlib.import_module('heat_k8s.plugin.heat_k8s_plugin')
+        importlib.reload(shim)  # as heat-engine's plugin loader runs it
+        self.assertIn('TLS verification of the Kubernetes APIs heat-engine '
+                      'reaches is off ([clients] insecure = true',
+                      self.LOG.output)
+
+    def test_a_kubeconfig_skipping_verification(self):
+        path = self.useFixture(test_client.KubeconfigFile()).path
+        cfg.CONF.set_override('kubeconfig', path, group='kubernetes')
+        self.plugin.client()
+        self.assertIn('TLS verification of Kubernetes API '
+                      'https://127.0.0.1:6443 is off (insecure-skip-tls-'
+                      'verify in [kubernetes] kubeconfig)', self.LOG.output)
