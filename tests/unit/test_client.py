@@ -319,10 +319,12 @@ class OnTheWireTest(PluginTestCase):
 
 class TrusteeAuth:
     """Stands in for the [trustee] auth plugin of a trust-scoped context:
-    each authentication is a new token, valid for `lifetime` seconds."""
+    each authentication is a new token, valid for `lifetime` seconds,
+    carrying `roles` (hand-made, as Keystone lists a trust's roles)."""
 
-    def __init__(self, issued, lifetime=3600):
+    def __init__(self, issued, lifetime=3600, roles=()):
         self.issued, self.lifetime = issued, lifetime
+        self.roles = roles
         self.auth_ref = None
 
     def get_access(self, session):
@@ -332,7 +334,9 @@ class TrusteeAuth:
                        datetime.timedelta(seconds=self.lifetime))
             self.auth_ref = access.create(
                 body={'token': {'expires_at': expires.isoformat(),
-                                'methods': ['password']}},
+                                'methods': ['password'],
+                                'roles': [{'id': r, 'name': r}
+                                          for r in self.roles]}},
                 auth_token=self.issued[-1])
         return self.auth_ref
 

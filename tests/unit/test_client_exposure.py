@@ -183,7 +183,7 @@ class MemberTokenTest(test_client.PluginTestCase):
         def trust_context(roles, trust_id):
             ctx = utils.dummy_context(trust_id=trust_id,
                                       user_id='heat-trustee')
-            ctx._auth_plugin = RolesTrusteeAuth(issued, roles)
+            ctx._auth_plugin = test_client.TrusteeAuth(issued, roles=roles)
             return ctx
         member = trust_context(MEMBER, 'trust-member')
         kube = member.clients.client_plugin('kubernetes').kube('prod')
@@ -199,21 +199,6 @@ class MemberTokenTest(test_client.PluginTestCase):
             admin.clients.client_plugin('kubernetes').kube('prod'))
         self.assertIn('it carries the role admin', str(error))
         self.assertNotIn('trust-token-2', str(error))
-
-
-class RolesTrusteeAuth(test_client.TrusteeAuth):
-    """test_client.TrusteeAuth whose tokens carry these roles (hand-made,
-    as Keystone lists a trust's roles in its token)."""
-
-    def __init__(self, issued, roles):
-        super().__init__(issued)
-        self.roles = roles
-
-    def get_access(self, session):
-        access = super().get_access(session)
-        access._data['token']['roles'] = [{'id': r, 'name': r}
-                                          for r in self.roles]
-        return access
 
 
 class OnTheWireTest(test_client.PluginTestCase):
