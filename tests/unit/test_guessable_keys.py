@@ -222,6 +222,15 @@ class UpgradeTest(KeysTestCase):
         self.configure(digest_key=printed.strip())
         self.assertEqual(before, self._digests())
 
+    def test_after_a_rotation_digests_stay_keyed_from_heats_key(self):
+        # The previous release keyed them from nothing once legacy
+        # references were off; now from auth_encryption_key all along.
+        self.configure(digest_key=None)
+        before = self._digests()
+        self.configure(open_legacy_references=False)
+        self.assertEqual(before, self._digests())
+        self.assertEqual((0, ''), self.run_keys('check')[::2])
+
     def test_a_guessable_fallback_gets_no_digest_key_but_a_new_one(self):
         self.configure(digest_key=None, auth_encryption_key=SAMPLE)
         status, printed, err = self.run_keys('digest-key')
