@@ -92,7 +92,7 @@ def _configured_keyring(config_files):
 
     from heat_k8s.resources.shared import sensitive
     cfg.CONF([], project='heat', default_config_files=config_files or None)
-    return sensitive.keyring()
+    return sensitive.configured()
 
 
 def _reseal(projects, ring):

@@ -40,21 +40,32 @@ FINGERPRINT_PREFIX = '<redacted:'
 _KEYRINGS = {}
 
 
+def configured():
+    """A Keyring of heat.conf's keys, neither kept nor logged (for
+    heat-k8s-keys, which prints what it finds)."""
+    keys, digest, legacy, open_legacy = _settings()
+    return keyring_.Keyring(keys, digest=digest, legacy=legacy,
+                            open_legacy=open_legacy)
+
+
 def keyring():
     """The operator's keys (heat_k8s.secrecy.keyring), read once per
     setting; each new setting is logged in one line."""
-    group = CONF[config.KEYS_GROUP]
-    legacy = CONF.auth_encryption_key
-    settings = (tuple(group.sealing_keys or ()), group.digest_key, legacy,
-                group.open_legacy_references)
+    settings = _settings()
     if settings not in _KEYRINGS:
-        ring = keyring_.Keyring(
-            group.sealing_keys, digest=group.digest_key, legacy=legacy,
-            open_legacy=group.open_legacy_references)
+        ring = configured()
         _KEYRINGS.clear()
         _KEYRINGS[settings] = ring
         _log(ring)
     return _KEYRINGS[settings]
+
+
+def _settings():
+    """(sealing keys, digest key, auth_encryption_key,
+    open_legacy_references) as heat.conf sets them."""
+    group = CONF[config.KEYS_GROUP]
+    return (tuple(group.sealing_keys or ()), group.digest_key,
+            CONF.auth_encryption_key, group.open_legacy_references)
 
 
 def _log(ring):
