@@ -50,6 +50,8 @@ PURPOSES = (SEAL, FINGERPRINT, CHECKSUM) = ('seal', 'fingerprint', 'checksum')
 KEY_BYTES = 32
 SAMPLE_KEYS = keystrength.SAMPLE_KEYS
 GENERATE = '`heat-k8s-keys generate` prints one'
+PUT_FIRST = ('put a new key first in [heat_k8s] sealing_keys (%s)'
+             % GENERATE)
 NO_KEYS = ('no sealing key: the operator sets [heat_k8s] sealing_keys '
            '(`heat-k8s-keys generate` makes one)')
 _PRINTABLE = frozenset(string.printable.encode('ascii'))
@@ -146,7 +148,7 @@ class Keyring(object):
             try:
                 self._keys.append(parse(text, position))
             except KeyringError as exc:
-                self.problem = '%s: set [heat_k8s] sealing_keys right (%s)' % (
+                self.problem = '%s: fix [heat_k8s] sealing_keys (%s)' % (
                     exc, GENERATE)
                 continue
             why = weakness(text)
@@ -194,9 +196,8 @@ class Keyring(object):
         found = [self.problem] if self.problem else []
         if not self.problem and not self._keys:
             found.append(NO_KEYS)
-        found += ['sealing key %d %s: put a new key first in [heat_k8s] '
-                  'sealing_keys (%s), run `heat-k8s-keys reseal`, then '
-                  'remove this one' % (position, why, GENERATE)
+        found += ['sealing key %d %s: %s, run `heat-k8s-keys reseal`, then '
+                  'remove this one' % (position, why, PUT_FIRST)
                   for position, why in self._weak]
         if self.digest_problem:
             found.append(self.digest_problem)
@@ -217,8 +218,7 @@ class Keyring(object):
         if not self._keys:
             return self.problem or NO_KEYS
         if self._weak and self._weak[0][0] == 1:
-            return ('sealing key 1 %s: put a new key first in [heat_k8s] '
-                    'sealing_keys (%s)' % (self._weak[0][1], GENERATE))
+            return 'sealing key 1 %s: %s' % (self._weak[0][1], PUT_FIRST)
         return None
 
     def sealer(self, project):

@@ -123,7 +123,7 @@ class StartTest(KeysTestCase):
         line, = self.start()
         self.assertIn('heat-k8s [heat_k8s] keys: sealing key 1 has 48 bits; '
                       'a key needs 256', line)
-        self.assertIn('set [heat_k8s] sealing_keys', line)
+        self.assertIn('fix [heat_k8s] sealing_keys', line)
         self.assertIn('set [heat_k8s] digest_key', line)
         self.assertIn('open_legacy_references = false', line)
         self.assertNotIn(SAMPLE, line)
