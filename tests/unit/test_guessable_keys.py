@@ -115,7 +115,7 @@ class StartTest(KeysTestCase):
         importlib.reload(importlib.import_module(
             'heat_k8s.plugin.heat_k8s_plugin'))
         return [line for line in self.log.output.splitlines()
-                if 'keys' in line]
+                if 'heat-k8s [heat_k8s] keys' in line]
 
     def test_one_line_says_what_to_set(self):
         self.configure(digest_key=None, auth_encryption_key=SAMPLE,
