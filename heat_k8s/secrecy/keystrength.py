@@ -64,7 +64,8 @@ VOWELS = frozenset('aeiou')
 CLASSES = (VOWEL, CONSONANT, DIGIT, OTHER) = ('v', 'c', 'd', 's')
 FIRST = {VOWEL: .35, CONSONANT: .55, DIGIT: .05, OTHER: .05}
 # How text goes on from a character of one class to the next (v, c, d,
-# s): words with few digits, and words with digits between them.
+# s): words with few digits (rounded from the README's prose, with room
+# made for digits), and words with digits between them.
 HABITS = tuple(
     {cls: dict(zip(CLASSES, row)) for cls, row in zip(CLASSES, rows)}
     for rows in (
