@@ -23,7 +23,7 @@ is the module's, the option's and the patch file's.
 import importlib
 
 FIXES = ('astfix', 'yaqlfix', 'preemptfix', 'purgefix', 'leafpace',
-         'threadfix', 'eventfix', 'strandfix')
+         'threadfix', 'eventfix', 'cryptfix', 'strandfix')
 
 
 def load(name):
