@@ -31,7 +31,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"

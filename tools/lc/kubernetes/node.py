@@ -193,8 +193,7 @@ class Node(object):
         # Before any pod runs: the node's rules send pods' new connections
         # to its queue, and drop them while nothing reads it.
         projects = netpol.apply(self.cluster, lambda check, what: (
-            procs.wait_for(check, what, timeout, 'kube-apiserver',
-                           self.state_dir)))
+            procs.wait_for(check, what, timeout)))
         procs.start(self.state_dir, netpol.NAME, self.argv(netpol.NAME)
                     + netpol.isolation_args(projects))
         procs.wait_for(netpol.queue_bound, 'NetworkPolicy controller',
