@@ -43,11 +43,13 @@ def probe_pod(name, command, image=BASE_IMAGE, labels=None):
             }]}}
 
 
-def connect_pod(name, address, port, image=BASE_IMAGE, labels=None):
+def connect_pod(name, address, port, image=BASE_IMAGE, labels=None,
+                delay=0):
     """A pod that exits 0 when it opens a TCP connection to address:port
-    (bash's /dev/tcp)."""
-    return probe_pod(name, ['bash', '-c', 'exec 3<>"/dev/tcp/$0/$1"',
-                            address, str(port)], image, labels)
+    (bash's /dev/tcp), `delay` seconds after it starts."""
+    return probe_pod(name, ['bash', '-c',
+                            'sleep $2; exec 3<>"/dev/tcp/$0/$1"',
+                            address, str(port), str(delay)], image, labels)
 
 
 def run_pods(localcloud, pods):

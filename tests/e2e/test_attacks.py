@@ -46,6 +46,8 @@ DEFAULT_POLICY = 'allow-same-namespace'
 BASELINE = 'baselineadminnetworkpolicy.policy.networking.k8s.io/default'
 DROPPED = 124  # timeout(1): the SYN was dropped until CONNECT_TIMEOUT
 REFUSED_ANSWER = 'Forbidden'
+# Seconds after which the controller knows a new pod's address.
+LEARNT = 2
 
 
 def admin_kubectl(localcloud, *args, stdin=None, check=True):
@@ -180,15 +182,15 @@ def servers(localcloud, third_project):
                                name, '--wait=false', '--ignore-not-found')
 
 
-def _probes(localcloud, servers, tries):
+def _probes(localcloud, servers, tries, delay=0):
     """Run {pod name: (from project, to project, 'service' or 'pod')} at
     once; {pod name: exit code}."""
     pods = {}
     for name, (source, target, kind) in tries.items():
         token, namespace = servers[source][:2]
         address = servers[target][2 if kind == 'service' else 3]
-        pods[token, namespace, name] = connect.connect_pod(name, address,
-                                                           PORT)
+        pods[token, namespace, name] = connect.connect_pod(
+            name, address, PORT, delay=delay)
     return connect.run_pods(localcloud, pods)
 
 
@@ -295,7 +297,9 @@ def test_a_project_opens_only_itself(localcloud, servers, third_project):
 def test_without_its_default_a_project_is_still_closed(
         localcloud, servers, third_project):
     """The member deletes the namespace's default (its right): the
-    cluster's baseline still refuses both ways."""
+    cluster's baseline still refuses both ways, once the controller knows
+    the probe pods' addresses (the baseline admits a pod it does not know
+    yet: README, "Known limitations"), hence their delay."""
     shown = json.loads(third_project.kubectl(
         'get', 'networkpolicy', DEFAULT_POLICY, '-o', 'json').stdout)
     deleted = third_project.kubectl('delete', 'networkpolicy',
@@ -306,7 +310,7 @@ def test_without_its_default_a_project_is_still_closed(
         inbound, outbound = _names('demo-to-bare', 'bare-to-demo')
         codes = _probes(localcloud, servers, {
             inbound: ('demo', 'third', 'pod'),
-            outbound: ('third', 'demo', 'pod')})
+            outbound: ('third', 'demo', 'pod')}, delay=LEARNT)
         assert codes == {inbound: DROPPED, outbound: DROPPED}
     finally:
         restored = {'apiVersion': 'networking.k8s.io/v1',

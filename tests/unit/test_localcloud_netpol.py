@@ -147,6 +147,8 @@ def test_crd_established_reads_its_condition():
     assert not netpol.crd_established({'status': {'conditions': [
         {'type': 'Established', 'status': 'False'}]}})
     assert not netpol.crd_established({})
+    # As the API server answers at first.
+    assert not netpol.crd_established({'status': {'conditions': None}})
 
 
 def test_queue_bound_reads_the_kernels_queue_list(tmp_path):

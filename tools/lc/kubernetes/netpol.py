@@ -173,7 +173,7 @@ def _apply_file(cluster, path, filename):
 
 def crd_established(crd):
     return any(c['type'] == 'Established' and c['status'] == 'True'
-               for c in (crd.get('status') or {}).get('conditions', ()))
+               for c in (crd.get('status') or {}).get('conditions') or ())
 
 
 def apply(cluster, wait_for):
