@@ -20,8 +20,8 @@ default NetworkPolicy) must refuse its pods' connections to `demo`, and
 `demo`'s to it, on a Service address as on a pod's, while its own pods, the
 cluster DNS and the API server stay reachable; and the member can change
 none of it. Without the isolation the refused connections open (the
-module's probes were run once with the baseline and the default policies
-deleted: README, "Project isolation").
+module was run once with the baseline and the default policies deleted and
+the controller started without them: README, "The local cloud").
 """
 
 import json
