@@ -12,8 +12,10 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
+import base64
 import json
 import unittest
+import urllib.parse
 
 from heat_k8s.kinds import redaction
 from tests.unit.fixtures import load
@@ -100,6 +102,86 @@ class TextTest(unittest.TestCase):
         self.assertEqual('fine', redaction.text('fine', []))
         self.assertEqual('fine', redaction.text('fine', ['', None]))
         self.assertEqual('', redaction.text(None, [PLAIN]))
+
+
+class SpellingsTest(unittest.TestCase):
+    """What a program or an API may print of a value, changed or in part."""
+
+    VALUE = 'Gen3rated/by+RandomSecret~ok?'
+
+    def test_every_encoding_of_a_value_is_removed(self):
+        raw = self.VALUE.encode()
+        printed = {
+            'as given': self.VALUE,
+            'base64': base64.b64encode(raw).decode(),
+            'base64, unpadded': base64.b64encode(raw).decode().rstrip('='),
+            'base64url': base64.urlsafe_b64encode(raw).decode(),
+            'base64url, unpadded': base64.urlsafe_b64encode(
+                raw).decode().rstrip('='),
+            'hex': raw.hex(),
+            'hex, upper case': raw.hex().upper(),
+            'URL-encoded': urllib.parse.quote(self.VALUE, safe=''),
+            'URL-encoded, spaces as +': urllib.parse.quote_plus(
+                self.VALUE, safe=''),
+            'upper case': self.VALUE.upper(),
+            'lower case': self.VALUE.lower(),
+            'reversed': self.VALUE[::-1],
+        }
+        self.assertEqual(set(redaction.ENCODINGS), set(printed))
+        for name, form in printed.items():
+            for shown in (form, json.dumps(form)[1:-1]):
+                msg = 'error: got %s, exit 1' % shown
+                self.assertEqual('error: got <redacted>, exit 1',
+                                 redaction.text(msg, [self.VALUE]), name)
+
+    def test_a_value_given_base64_is_found_in_every_spelling(self):
+        encoded = base64.b64encode(self.VALUE.encode()).decode()
+        msg = 'token %s' % self.VALUE[::-1]
+        self.assertEqual('token <redacted>', redaction.text(msg, [encoded]))
+
+    def test_part_of_a_value_in_any_case_or_reversed(self):
+        value = 'q8Zr2LmN4vTx7Kp'
+        for shown in (value[:8], value[3:12], value[4:].upper(),
+                      value[2:11][::-1], 'x' + value[5:] + 'y'):
+            msg = 'login failed for %s (code 28000)' % shown
+            out = redaction.text(msg, [value])
+            self.assertNotIn(shown.strip('xy'), out)
+            self.assertTrue(out.startswith('login failed for '), out)
+            self.assertIn('<redacted>', out)
+            self.assertTrue(out.endswith(' (code 28000)'), out)
+        # Seven characters of it are not enough to say.
+        self.assertEqual('id ' + value[:7],
+                         redaction.text('id ' + value[:7], [value]))
+
+    def test_a_short_value_is_removed_as_given_only(self):
+        self.assertEqual('<redacted> 0IP ab', redaction.text(
+            'pi0 0IP ab', ['pi0']))
+
+    def test_a_files_lines_are_secrets_of_their_own(self):
+        conf = ('[database]\n'
+                '# the primary\n'
+                'connection = mysql+pymysql://glance:Vq9-w2Lk@db/glance\n'
+                'debug = false\n'
+                'password: "Zr7mQp2xWs"\n'
+                '-----BEGIN KEY-----\n')
+        self.assertEqual([
+            'mysql+pymysql://glance:Vq9-w2Lk@db/glance', 'Zr7mQp2xWs',
+            '-----BEGIN KEY-----'], redaction.pieces(conf))
+        encoded = base64.b64encode(conf.encode()).decode()
+        msg = ('OperationalError: connect to glance:Vq9-w2Lk@db refused; '
+               'debug false; ' + base64.b64encode(b'Zr7mQp2xWs').decode())
+        out = redaction.text(msg, [encoded])
+        for part in ('Vq9-w2Lk', 'Zr7mQp2x', 'WnI3bVFwMnhXcw'):
+            self.assertNotIn(part, out)
+        self.assertIn('debug false;', out)
+        self.assertIn('refused', out)
+
+    def test_words_of_the_message_stay(self):
+        # A config file's keys are not secret: messages keep them.
+        conf = 'password = Kx81-mq0zP\nuser = glance-user-77\n'
+        msg = ("Access denied for user 'glance'@'10.85.0.9' (using "
+               "password: YES)")
+        self.assertEqual(msg, redaction.text(msg, [conf]))
 
 
 class StructureTest(unittest.TestCase):
