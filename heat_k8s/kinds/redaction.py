@@ -228,3 +228,66 @@ def structure(obj, secrets):
         return value
 
     return walk(obj)
+
+
+# --- what a workload's containers may print ---------------------------------
+
+# Where a kind keeps the spec of the pods it runs (others: spec.template).
+POD_SPEC_PATHS = {
+    'Pod': ('spec',),
+    'CronJob': ('spec', 'jobTemplate', 'spec', 'template', 'spec'),
+}
+_POD_TEMPLATE_SPEC = ('spec', 'template', 'spec')
+_CONTAINER_LISTS = ('initContainers', 'containers', 'ephemeralContainers')
+
+
+def _at(obj, path):
+    for key in path:
+        obj = obj.get(key) if isinstance(obj, dict) else None
+    return obj if isinstance(obj, dict) else {}
+
+
+def _names(items, *path):
+    for item in items or ():
+        name = _at(item, path[:-1]).get(path[-1]) if isinstance(
+            item, dict) else None
+        if name:
+            yield name
+
+
+def consumed_secrets(obj):
+    """The names of the Secrets the pods of obj read (environment,
+    volumes, image pull): the values its containers can print."""
+    spec = _at(obj, POD_SPEC_PATHS.get(obj.get('kind'), _POD_TEMPLATE_SPEC))
+    found = set(_names(spec.get('imagePullSecrets'), 'name'))
+    for volume in spec.get('volumes') or ():
+        found.update(_names([volume], 'secret', 'secretName'))
+        found.update(_names(_at(volume, ('projected',)).get('sources'),
+                            'secret', 'name'))
+    for key in _CONTAINER_LISTS:
+        for container in spec.get(key) or ():
+            found.update(_names(container.get('env'), 'valueFrom',
+                                'secretKeyRef', 'name'))
+            found.update(_names(container.get('envFrom'), 'secretRef',
+                                'name'))
+    return found
+
+
+def container_messages(pods):
+    """What the pods' containers and the kubelet said of them: termination
+    and waiting messages, which a reason may quote, and each of their
+    lines (a reason joins them)."""
+    found = []
+    for pod in pods or ():
+        status = _at(pod, ('status',))
+        for key in ('initContainerStatuses', 'containerStatuses',
+                    'ephemeralContainerStatuses'):
+            for container in status.get(key) or ():
+                for path in (('state', 'terminated'), ('state', 'waiting'),
+                             ('lastState', 'terminated')):
+                    message = _at(container, path).get('message')
+                    if message:
+                        found.append(message)
+                        found.extend(line for line in message.splitlines()
+                                     if line.strip())
+    return list(dict.fromkeys(found))

@@ -17,7 +17,9 @@ import json
 import unittest
 import urllib.parse
 
+from heat_k8s.kinds import readiness
 from heat_k8s.kinds import redaction
+from heat_k8s.kinds import steadiness
 from tests.unit.fixtures import load
 
 PLAIN = 's3cr3t-Pa55w0rd'
@@ -182,6 +184,87 @@ class SpellingsTest(unittest.TestCase):
         msg = ("Access denied for user 'glance'@'10.85.0.9' (using "
                "password: YES)")
         self.assertEqual(msg, redaction.text(msg, [conf]))
+
+
+class ConsumedSecretsTest(unittest.TestCase):
+    """The Secrets whose values a workload's containers can print."""
+
+    SPEC = {
+        'imagePullSecrets': [{'name': 'registry'}],
+        'volumes': [{'name': 'a', 'secret': {'secretName': 'files'}},
+                    {'name': 'b', 'projected': {'sources': [
+                        {'configMap': {'name': 'not-a-secret'}},
+                        {'secret': {'name': 'projected'}}]}},
+                    {'name': 'c', 'configMap': {'name': 'not-either'}}],
+        'initContainers': [{'name': 'i', 'envFrom': [
+            {'secretRef': {'name': 'all-of-it'}},
+            {'configMapRef': {'name': 'no'}}]}],
+        'containers': [{'name': 'c', 'env': [
+            {'name': 'PW', 'valueFrom': {'secretKeyRef': {
+                'name': 'db', 'key': 'password'}}},
+            {'name': 'X', 'value': 'plain'}]}],
+    }
+    NAMES = {'registry', 'files', 'projected', 'all-of-it', 'db'}
+
+    def test_every_place_a_pod_spec_names_a_secret(self):
+        template = {'spec': self.SPEC}
+        for obj in ({'kind': 'Pod', 'spec': self.SPEC},
+                    {'kind': 'Deployment', 'spec': {'template': template}},
+                    {'kind': 'Job', 'spec': {'template': template}},
+                    {'kind': 'CronJob', 'spec': {'jobTemplate': {
+                        'spec': {'template': template}}}}):
+            self.assertEqual(self.NAMES, redaction.consumed_secrets(obj),
+                             obj['kind'])
+
+    def test_recorded_objects(self):
+        for name in ('deployment_ready', 'job_failed', 'pod_crashloop',
+                     'cronjob', 'statefulset_ready', 'daemonset_ready',
+                     'configmap', 'secret', 'service_clusterip'):
+            self.assertEqual(set(), redaction.consumed_secrets(load(name)),
+                             name)
+        self.assertEqual({'db-credentials'}, redaction.consumed_secrets(
+            load('pod_crashloop_secret_synthetic')))
+
+
+class TerminationMessageTest(unittest.TestCase):
+    """A container that prints a secret before it exits: its termination
+    message reaches the reason only redacted."""
+
+    def _reasons(self):
+        pod = load('pod_crashloop_secret_synthetic')
+        failed = readiness.pod(pod)
+        stays_up = steadiness.judge([pod], {}, {}, limit=1)
+        return [failed.message, stays_up.message]
+
+    def test_no_spelling_of_the_value_is_left(self):
+        values = redaction.secret_values(load('secret'))
+        for reason in self._reasons():
+            self.assertIn(PLAIN, reason)   # what is at stake
+            out = redaction.text(reason, values)
+            for form in (PLAIN, ENCODED, PLAIN[:10].upper(),
+                         PLAIN[7:][::-1], 'Pa55w0rd', 'dr0w55aP',
+                         'S3CR3T-PA55'):
+                self.assertNotIn(form, out)
+            for kept in ('exit code 2', 'DB_PASSWORD=', ', rejected',
+                         'retrying with', 'container app'):
+                self.assertIn(kept, out)
+
+    def test_what_the_containers_said(self):
+        messages = redaction.container_messages([
+            load('pod_crashloop_secret_synthetic'), load('job_failed_pod'),
+            load('pod_ready')])
+        self.assertEqual(6, len(messages))   # each, then each line
+        self.assertIn(PLAIN, messages[0])
+        self.assertEqual('auth: DB_PASSWORD=' + PLAIN, messages[1])
+        self.assertEqual(['schema version 7 is newer than this code\n',
+                          'schema version 7 is newer than this code'],
+                         messages[-2:])
+        # Unknown values: withholding what the containers said.
+        for reason in self._reasons():
+            out = redaction.text(reason, messages)
+            self.assertNotIn('Pa55', out)
+            self.assertNotIn('auth', out)
+            self.assertIn('exit code 2', out)
 
 
 class StructureTest(unittest.TestCase):
