@@ -113,6 +113,7 @@ ESCAPES = {
         text, ensure_ascii=False)[1:-1],
 }
 _SHORT = ('as given', 'base64')   # the spellings of a short value
+_GENERATED = re.compile(r'(?=\S*[^\W\d_])(?=\S*\d)\S+')
 _ASSIGNED = re.compile(r'[^=\s]+\s*=\s*(.*)|[^:\s]+:\s+(.*)')
 
 
@@ -129,10 +130,11 @@ def _values(secrets):
 
 
 def pieces(value):
-    """The parts of a text value that are secrets in their own right: a
-    file's lines, or the value of a "key = value" or "key: value" line,
-    when MIN_PART characters or more (not blank, comment or section
-    lines)."""
+    """The parts of a file (a value of several lines) that are secrets in
+    their own right: a URL's password, and the lines, or the values of
+    "key = value" and "key: value" lines, that look generated (MIN_PART
+    characters or more, letters and digits, no space). Its other values
+    (true, password, keystone, a host) are words a message needs."""
     found = []
     for line in value.splitlines() if '\n' in value else ():
         line = line.strip()
@@ -142,9 +144,21 @@ def pieces(value):
         if assigned:
             line = (assigned.group(1) or assigned.group(2) or '').strip(
                 '\'" ')
-        if len(line) >= MIN_PART:
+        if '://' in line:
+            found.extend(_url_password(line))
+        elif len(line) >= MIN_PART and _GENERATED.fullmatch(line):
             found.append(line)
     return found
+
+
+def _url_password(url):
+    try:
+        password = urllib.parse.urlsplit(url).password
+    except ValueError:
+        return []
+    if not password:
+        return []
+    return sorted({password, urllib.parse.unquote(password)})
 
 
 def spellings(raw):

@@ -159,16 +159,20 @@ class SpellingsTest(unittest.TestCase):
         self.assertEqual('<redacted> 0IP ab', redaction.text(
             'pi0 0IP ab', ['pi0']))
 
-    def test_a_files_lines_are_secrets_of_their_own(self):
+    def test_a_files_generated_values_are_secrets_of_their_own(self):
         conf = ('[database]\n'
                 '# the primary\n'
                 'connection = mysql+pymysql://glance:Vq9-w2Lk@db/glance\n'
                 'debug = false\n'
+                'auth_type = password\n'
+                'www_authenticate_uri = http://keystone:5000/v3\n'
                 'password: "Zr7mQp2xWs"\n'
-                '-----BEGIN KEY-----\n')
+                'transport_url = rabbit://u:p%40ss-w0rd@mq:5672/\n'
+                '-----BEGIN KEY-----\n'
+                'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n')
         self.assertEqual([
-            'mysql+pymysql://glance:Vq9-w2Lk@db/glance', 'Zr7mQp2xWs',
-            '-----BEGIN KEY-----'], redaction.pieces(conf))
+            'Vq9-w2Lk', 'Zr7mQp2xWs', 'p%40ss-w0rd', 'p@ss-w0rd',
+            'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC'], redaction.pieces(conf))
         encoded = base64.b64encode(conf.encode()).decode()
         msg = ('OperationalError: connect to glance:Vq9-w2Lk@db refused; '
                'debug false; ' + base64.b64encode(b'Zr7mQp2xWs').decode())
@@ -176,13 +180,23 @@ class SpellingsTest(unittest.TestCase):
         for part in ('Vq9-w2Lk', 'Zr7mQp2x', 'WnI3bVFwMnhXcw'):
             self.assertNotIn(part, out)
         self.assertIn('debug false;', out)
-        self.assertIn('refused', out)
+        self.assertIn('connect to glance:<redacted>@db refused', out)
 
     def test_words_of_the_message_stay(self):
-        # A config file's keys are not secret: messages keep them.
-        conf = 'password = Kx81-mq0zP\nuser = glance-user-77\n'
-        msg = ("Access denied for user 'glance'@'10.85.0.9' (using "
-               "password: YES)")
+        # What glance-manage says when its database password is wrong, and
+        # the glance-api.conf it read (the values a file needs are words).
+        conf = ('[database]\n'
+                'connection = mysql+pymysql://glance:Wr0ng-Pw@10.96.0.20:'
+                '3306/glance\n'
+                '[keystone_authtoken]\n'
+                'auth_url = http://keystone.svc:5000\n'
+                'auth_type = password\n'
+                'username = glance\n'
+                'password = Gq4bT7yXo2LmZ8wKe1RcV5nHs3PdU6Af\n'
+                '[paste_deploy]\n'
+                'flavor = keystone\n')
+        msg = ('(pymysql.err.OperationalError) (1045, "Access denied for '
+               "user 'glance'@'10.85.0.12' (using password: YES)\")")
         self.assertEqual(msg, redaction.text(msg, [conf]))
 
 
