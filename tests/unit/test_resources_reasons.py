@@ -25,6 +25,8 @@ from heat.common import exception
 
 from heat_k8s.client import kube
 from heat_k8s.kinds import readiness
+from heat_k8s.resources import objects
+from heat_k8s.resources.shared import members
 from heat_k8s.waiting import awaiter
 from tests.unit import test_resources_recovery as recovery
 from tests.unit.fixtures import load
@@ -120,3 +122,32 @@ class ReasonTest(heat_harness.KubernetesTestCase):
                                  content=False)
         self.assertEqual('any text', rsrc.redacted('any text', manifest))
         self.assertEqual([], fake.reads)
+
+
+class ObjectsReasonTest(heat_harness.KubernetesTestCase):
+    """OS::Kubernetes::Objects: a member's failed wait, the same way."""
+
+    def test_a_members_failed_wait_is_redacted(self):
+        fake = PodAndSecret()
+        pod = fake.obj
+        manifest = {'apiVersion': 'v1', 'kind': 'Pod',
+                    'metadata': {'name': pod['metadata']['name']},
+                    'spec': {'containers': pod['spec']['containers']}}
+        stack = self.parse(template({'objects': {
+            'type': 'OS::Kubernetes::Objects', 'properties': {
+                'namespace': pod['metadata']['namespace'],
+                'manifests': [manifest]}}}))
+        owner = stack['objects']
+        owner._kube = lambda props=None: fake
+        member = owner._members(owner.properties)[0]
+        reason = readiness.pod(copy.deepcopy(pod)).message
+
+        def step(task):
+            raise awaiter.Failed(reason)
+
+        task = members.Task(member, objects.CREATE, awaiter.Wait.start(60))
+        said = members.attempt(step, task)
+        self.assertIn(PLAIN, reason)
+        for form in FORMS:
+            self.assertNotIn(form, said)
+        self.assertIn('exit code 2', said)
