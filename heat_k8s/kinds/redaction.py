@@ -16,11 +16,11 @@
 
 Manifests lose their Secret data (manifest()); text loses every value in
 the spellings a program or an API prints (ENCODINGS, each JSON-escaped
-too) and any run of MIN_PART characters of a value or of a file's line,
-in any case or reversed (text(), structure()). Not covered: a value
-printed cut into runs shorter than MIN_PART, a part of it encoded
-(base64 of part of a value is not part of its base64), or transformed
-otherwise (hashed, interleaved, shifted).
+too) and any run of MIN_PART characters of a value or of a file's
+generated values (pieces()), in any case or reversed (text(),
+structure()). Not covered: a value printed cut into runs shorter than
+MIN_PART, a part of it encoded (base64 of part of a value is not part of
+its base64), or transformed otherwise (hashed, interleaved, shifted).
 """
 
 import base64
@@ -265,7 +265,7 @@ def _names(items, *path):
     for item in items or ():
         name = _at(item, path[:-1]).get(path[-1]) if isinstance(
             item, dict) else None
-        if name:
+        if name and isinstance(name, str):
             yield name
 
 
