@@ -79,8 +79,11 @@ MIN_DERIVED = 6
 # A run of this many characters of a value (or of a line of a file) is
 # redacted wherever it appears: a program may print part of a secret.
 MIN_PART = 8
-# Longer pieces are redacted whole only (bounds the work on a large file).
+# Longer values are redacted as given and base64-encoded only, and the
+# pieces of files beyond this many characters in all too: it bounds the
+# work and memory of a reason on Secrets of megabytes.
 MAX_PART_SOURCE = 4096
+PIECES_BUDGET = 65536
 
 
 def _text(raw):
@@ -113,6 +116,7 @@ ESCAPES = {
         text, ensure_ascii=False)[1:-1],
 }
 _SHORT = ('as given', 'base64')   # the spellings of a short value
+_ESCAPED = re.compile(r'[^ !#-\[\]-~]')   # what JSON may spell otherwise
 _GENERATED = re.compile(r'(?=\S*[^\W\d_])(?=\S*\d)\S+')
 _ASSIGNED = re.compile(r'[^=\s]+\s*=\s*(.*)|[^:\s]+:\s+(.*)')
 
@@ -163,46 +167,63 @@ def _url_password(url):
 
 def spellings(raw):
     """Every spelling (ENCODINGS, then ESCAPES) of a value's bytes."""
-    names = ENCODINGS if len(raw) >= MIN_DERIVED else _SHORT
+    names = (ENCODINGS if MIN_DERIVED <= len(raw) <= MAX_PART_SOURCE
+             else _SHORT)
     found = set()
     for name in names:
         form = ENCODINGS[name](raw)
         if form:
             found.add(form)
-            found.update(escape(form) for escape in ESCAPES.values())
+            if _ESCAPED.search(form):
+                found.update(escape(form) for escape in ESCAPES.values())
     return found
 
 
 class _Forms(object):
-    """What to redact: whole spellings, longest first, and the runs of
-    MIN_PART characters of each piece (any case, or reversed)."""
+    """What to redact: whole spellings, and the runs of MIN_PART characters
+    of each piece (any case, or reversed), found in one pass over a text
+    (a large file's spellings are many; a message is short)."""
 
     def __init__(self, secrets):
-        whole, runs = set(), set()
-        for raw in _values(secrets):
-            text = _text(raw)
-            for piece in [raw] + [p.encode('utf-8') for p in pieces(text)]:
-                whole.update(spellings(piece))
-                plain = _text(piece).lower()
-                if MIN_PART <= len(plain) <= MAX_PART_SOURCE and (
-                        '\n' not in plain):
-                    for form in (plain, plain[::-1]):
-                        runs.update(form[i:i + MIN_PART] for i in range(
-                            len(form) - MIN_PART + 1))
-        self.whole = sorted(whole, key=len, reverse=True)
+        values = list(_values(secrets))
+        whole, runs, budget = set(), set(), PIECES_BUDGET
+        # The values first, then files' pieces while the budget lasts.
+        for piece in values + [p.encode('utf-8') for raw in values
+                               for p in pieces(_text(raw))]:
+            if piece not in values:
+                budget -= len(piece)
+                if budget < 0:
+                    whole.add(_text(piece))
+                    continue
+            whole.update(spellings(piece))
+            plain = _text(piece).lower()
+            if MIN_PART <= len(plain) <= MAX_PART_SOURCE and (
+                    '\n' not in plain):
+                for form in (plain, plain[::-1]):
+                    runs.update(form[i:i + MIN_PART] for i in range(
+                        len(form) - MIN_PART + 1))
+        self.short = [form for form in whole if len(form) < MIN_PART]
+        self.by_head = {}   # a long spelling's first characters: spellings
+        for form in sorted(whole - set(self.short), key=len, reverse=True):
+            self.by_head.setdefault(form[:MIN_PART], []).append(form)
         self.runs = frozenset(runs)
 
     def scrub(self, value):
-        for form in self.whole:
-            value = value.replace(form, REDACTED)
-        return self._scrub_runs(value) if self.runs else value
-
-    def _scrub_runs(self, value):
+        hidden = bytearray(len(value))
+        for form in self.short:
+            found = value.find(form)
+            while found >= 0:
+                hidden[found:found + len(form)] = b'\1' * len(form)
+                found = value.find(form, found + 1)
         folded = value.lower()
         if len(folded) != len(value):   # a few characters change length
             folded = value
-        hidden = bytearray(len(value))
         for start in range(len(value) - MIN_PART + 1):
+            head = value[start:start + MIN_PART]
+            for form in self.by_head.get(head, ()):
+                if value.startswith(form, start):
+                    hidden[start:start + len(form)] = b'\1' * len(form)
+                    break
             if folded[start:start + MIN_PART] in self.runs:
                 hidden[start:start + MIN_PART] = b'\1' * MIN_PART
         if not any(hidden):

@@ -13,6 +13,7 @@
 #    under the License.
 
 import base64
+import hashlib
 import json
 import unittest
 import urllib.parse
@@ -198,6 +199,23 @@ class SpellingsTest(unittest.TestCase):
         msg = ('(pymysql.err.OperationalError) (1045, "Access denied for '
                "user 'glance'@'10.85.0.12' (using password: YES)\")")
         self.assertEqual(msg, redaction.text(msg, [conf]))
+
+
+class BoundsTest(unittest.TestCase):
+
+    def test_a_large_file_leaves_the_values_given_with_it_whole(self):
+        # 800 kB of generated values: its pieces past the budget count
+        # as given only; a password given after it keeps every spelling.
+        lines = ['key%d = %s' % (i, hashlib.sha256(b'%d' % i).hexdigest()[:32])
+                 for i in range(20000)]
+        late = lines[-1].split(' = ')[1]
+        password = 'Tq8-zK2pW5xN'
+        msg = 'got %s and %s, then %s' % (
+            late, late[3:15], password[::-1].upper())
+        out = redaction.text(msg, ['\n'.join(lines) + '\n', password])
+        self.assertEqual('got <redacted> and %s, then <redacted>'
+                         % late[3:15], out)
+        self.assertGreater(20000 * 40, redaction.PIECES_BUDGET)
 
 
 class ConsumedSecretsTest(unittest.TestCase):
