@@ -41,7 +41,10 @@ before (later wins):
 
 Errors are RenderError (``rendererror``): the file, the template line
 where known, and what went wrong (the undefined variable, the syntax
-error, the refused access, the bound reached).
+error, the refused access, the bound reached). When an input is secret
+(sensitive=True), an error while rendering says only its kind: Jinja's
+and Python's texts quote what the template computed, and a value reversed
+or upper-cased is no longer the value a redaction looks for.
 """
 
 import collections.abc
@@ -66,10 +69,11 @@ def render(templates, values=None, ini_overrides=None, sensitive=False):
 
     values: the template variables (merge layers first with
     merge_values()). ini_overrides: {file name: {section: {key: value}}},
-    set in the rendered INI files. sensitive: the output is secret; error
-    details then never quote runtime values or rendered text (only
-    template text and names; the caller still redacts the known secret
-    values from RenderError.detail). Raises RenderError.
+    set in the rendered INI files. sensitive: an input or the output is
+    secret; an error while rendering then gives its file, line and kind
+    only (a syntax error, found before any value is used, and the name of
+    an undefined variable of the template are still given). Raises
+    RenderError.
     """
     values = dict(values or {})
     ini_overrides = ini_overrides or {}
@@ -119,8 +123,9 @@ def _render_file(env, name, source, values, sensitive):
                 break
             chunks.append(chunk)
     except Exception as exc:
-        error = RenderError(name, _detail(exc, sensitive), _template_line(
-            exc.__traceback__, template))
+        error = RenderError(
+            name, _detail(exc, _names(env, source) if sensitive else None),
+            _template_line(exc.__traceback__, template))
     finally:
         generator.close()
     if error is not None:
@@ -140,17 +145,43 @@ def _template_line(tb, template):
     return line
 
 
-def _detail(exc, sensitive):
-    if isinstance(exc, (jinja2.TemplateError, sandbox.LimitExceeded)):
-        return str(exc)   # names from the template, not values
+# What a render error is, by its class, when its text is withheld.
+WITHHELD_KINDS = (
+    (sandbox.LimitExceeded, 'a bound of the sandbox was reached'),
+    (jinja2.UndefinedError, 'an undefined variable, key or attribute'),
+    (jinja2.exceptions.SecurityError, 'an access the sandbox refuses'),
+    (jinja2.TemplateError, 'a template error'),
+)
+WITHHELD = 'the details are withheld: an input is secret'
+_UNDEFINED_NAME = re.compile(r"'(\w+)' is undefined")
+
+
+def _names(env, source):
+    """The variable names the template's text spells."""
+    return frozenset(node.name for node in
+                     env.parse(source).find_all(jinja2.nodes.Name))
+
+
+def _detail(exc, secret_names):
+    """What went wrong; secret_names (the template's names, when an input
+    is secret) withholds every text but the name of an undefined one."""
     if isinstance(exc, RecursionError):
         return 'too deeply nested or recursive'
     if isinstance(exc, MemoryError):
         return 'out of memory'
-    if sensitive:
-        return ('%s (the details are withheld: they could quote secret '
-                'values)' % type(exc).__name__)
-    return '%s: %s' % (type(exc).__name__, exc)
+    if secret_names is None:
+        if isinstance(exc, (jinja2.TemplateError, sandbox.LimitExceeded)):
+            return str(exc)   # names from the template, not values
+        return '%s: %s' % (type(exc).__name__, exc)
+    if isinstance(exc, jinja2.UndefinedError):
+        # The one text that quotes only the template: a name it spells.
+        undefined = _UNDEFINED_NAME.fullmatch(str(exc))
+        if undefined and undefined.group(1) in secret_names:
+            return str(exc)
+    kind = next((text for cls, text in WITHHELD_KINDS
+                 if isinstance(exc, cls)), None)
+    return '%s%s (%s)' % (type(exc).__name__,
+                          ': %s' % kind if kind else '', WITHHELD)
 
 
 def _apply_ini(name, text, sections, sensitive):

@@ -144,8 +144,10 @@ def _upgrade_in_order(localcloud, name, auth_url, workdir):
     env = clients.admin_env(localcloud, auth_url, ADMIN_PASSWORD)
     image_id, original = clients.upload(env, workdir, 'before-upgrade')
     database = dh.outputs(localcloud, name)['database_host']
+    # The wrong password shares no 8 characters with MariaDB's answer: the
+    # reason loses any run of 8 of the Secret's values (a word included).
     broken = {'GlanceIniOverrides': {'database': {
-        'connection': 'mysql+pymysql://glance:not-its-password@%s:3306/'
+        'connection': 'mysql+pymysql://glance:Wr0ng-Pw@%s:3306/'
                       'glance' % database}}}
     probes = probe.control_plane(auth_url, ADMIN_PASSWORD)
     started = time.monotonic()

@@ -15,6 +15,7 @@
 """The REST layer without a server: selectors, paths, error messages, and
 watches read from recorded streams."""
 
+import base64
 import io
 import json
 from unittest import mock
@@ -180,6 +181,22 @@ class StatusMessageTest(testtools.TestCase):
                                                 secrets=['hunter2'])
         self.assertNotIn('hunter2', message)
         self.assertNotIn('hunter2', json.dumps(status))
+
+    def test_secret_values_are_removed_in_every_spelling(self):
+        # An admission webhook may quote a value changed or in part.
+        value = 'Kq2-zX9w-Lm4vP0t'
+        for quoted in (value.upper(), value[2:12],
+                       base64.urlsafe_b64encode(value.encode()).decode()):
+            body = {'kind': 'Status', 'code': 400, 'reason': 'BadRequest',
+                    'message': 'admission webhook "policy" denied the '
+                               'request: token %s is weak' % quoted}
+            message, status = apierrors.status_message(
+                400, json.dumps(body), secrets=[base64.b64encode(
+                    value.encode()).decode()])
+            self.assertNotIn(quoted, message)
+            self.assertIn('denied the request: token <redacted> is weak',
+                          message)
+            self.assertNotIn(quoted, json.dumps(status))
 
     def test_non_status_bodies(self):
         message, status = apierrors.status_message(503, 'upstream down')

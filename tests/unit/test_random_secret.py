@@ -120,6 +120,20 @@ class RandomSecretTest(heat_harness.KubernetesTestCase):
         self.assertIn('files: secrets: a secret reference that this '
                       'project did not make', str(error))
 
+    def test_a_render_error_quotes_nothing_computed_from_a_reference(self):
+        # Who wrote the template holds the reference, not the value.
+        value = 'Opened-only-in-heat-engine-9'
+        ref = sealing.seal(value, heat_harness.PROJECT_ID,
+                           sensitive.keyring())
+        stack = self.parse(template({'files': {
+            'type': 'OS::HeatK8s::RenderedFiles', 'properties': {
+                'templates': {CONF_PATH: 'a = 1\nb = {{ {}[pw|reverse] }}'},
+                'values': {'pw': ref}}}}))
+        error = self.assertRaises(Exception,
+                                  scheduler.TaskRunner(stack['files'].create))
+        self.assertIn('%s, line 2: UndefinedError' % CONF_PATH, str(error))
+        self.assertNotIn(value[::-1], str(error))
+
     def test_without_usable_sealing_keys_validate_says_what_to_set(self):
         for keys, why in (([], r'sets \[heat_k8s\] sealing_keys'),
                           (['notgood but just long enough i t'],

@@ -12,10 +12,15 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
+import base64
+import hashlib
 import json
 import unittest
+import urllib.parse
 
+from heat_k8s.kinds import readiness
 from heat_k8s.kinds import redaction
+from heat_k8s.kinds import steadiness
 from tests.unit.fixtures import load
 
 PLAIN = 's3cr3t-Pa55w0rd'
@@ -100,6 +105,198 @@ class TextTest(unittest.TestCase):
         self.assertEqual('fine', redaction.text('fine', []))
         self.assertEqual('fine', redaction.text('fine', ['', None]))
         self.assertEqual('', redaction.text(None, [PLAIN]))
+
+
+class SpellingsTest(unittest.TestCase):
+    """What a program or an API may print of a value, changed or in part."""
+
+    VALUE = 'Gen3rated/by+RandomSecret~ok?'
+
+    def test_every_encoding_of_a_value_is_removed(self):
+        raw = self.VALUE.encode()
+        printed = {
+            'as given': self.VALUE,
+            'base64': base64.b64encode(raw).decode(),
+            'base64, unpadded': base64.b64encode(raw).decode().rstrip('='),
+            'base64url': base64.urlsafe_b64encode(raw).decode(),
+            'base64url, unpadded': base64.urlsafe_b64encode(
+                raw).decode().rstrip('='),
+            'hex': raw.hex(),
+            'hex, upper case': raw.hex().upper(),
+            'URL-encoded': urllib.parse.quote(self.VALUE, safe=''),
+            'URL-encoded, spaces as +': urllib.parse.quote_plus(
+                self.VALUE, safe=''),
+            'upper case': self.VALUE.upper(),
+            'lower case': self.VALUE.lower(),
+            'reversed': self.VALUE[::-1],
+        }
+        self.assertEqual(set(redaction.ENCODINGS), set(printed))
+        for name, form in printed.items():
+            for shown in (form, json.dumps(form)[1:-1]):
+                msg = 'error: got %s, exit 1' % shown
+                self.assertEqual('error: got <redacted>, exit 1',
+                                 redaction.text(msg, [self.VALUE]), name)
+
+    def test_a_value_given_base64_is_found_in_every_spelling(self):
+        encoded = base64.b64encode(self.VALUE.encode()).decode()
+        msg = 'token %s' % self.VALUE[::-1]
+        self.assertEqual('token <redacted>', redaction.text(msg, [encoded]))
+
+    def test_part_of_a_value_in_any_case_or_reversed(self):
+        value = 'q8Zr2LmN4vTx7Kp'
+        for shown in (value[:8], value[3:12], value[4:].upper(),
+                      value[2:11][::-1], 'x' + value[5:] + 'y'):
+            msg = 'login failed for %s (code 28000)' % shown
+            out = redaction.text(msg, [value])
+            self.assertNotIn(shown.strip('xy'), out)
+            self.assertTrue(out.startswith('login failed for '), out)
+            self.assertIn('<redacted>', out)
+            self.assertTrue(out.endswith(' (code 28000)'), out)
+        # Seven characters of it are not enough to say.
+        self.assertEqual('id ' + value[:7],
+                         redaction.text('id ' + value[:7], [value]))
+
+    def test_a_short_value_is_removed_as_given_only(self):
+        self.assertEqual('<redacted> 0IP ab', redaction.text(
+            'pi0 0IP ab', ['pi0']))
+
+    def test_a_files_generated_values_are_secrets_of_their_own(self):
+        conf = ('[database]\n'
+                '# the primary\n'
+                'connection = mysql+pymysql://glance:Vq9-w2Lk@db/glance\n'
+                'debug = false\n'
+                'auth_type = password\n'
+                'www_authenticate_uri = http://keystone:5000/v3\n'
+                'password: "Zr7mQp2xWs"\n'
+                'transport_url = rabbit://u:p%40ss-w0rd@mq:5672/\n'
+                '-----BEGIN KEY-----\n'
+                'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n')
+        self.assertEqual([
+            'Vq9-w2Lk', 'Zr7mQp2xWs', 'p%40ss-w0rd', 'p@ss-w0rd',
+            'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC'], redaction.pieces(conf))
+        encoded = base64.b64encode(conf.encode()).decode()
+        msg = ('OperationalError: connect to glance:Vq9-w2Lk@db refused; '
+               'debug false; ' + base64.b64encode(b'Zr7mQp2xWs').decode())
+        out = redaction.text(msg, [encoded])
+        for part in ('Vq9-w2Lk', 'Zr7mQp2x', 'WnI3bVFwMnhXcw'):
+            self.assertNotIn(part, out)
+        self.assertIn('debug false;', out)
+        self.assertIn('connect to glance:<redacted>@db refused', out)
+
+    def test_words_of_the_message_stay(self):
+        # What glance-manage says when its database password is wrong, and
+        # the glance-api.conf it read (the values a file needs are words).
+        conf = ('[database]\n'
+                'connection = mysql+pymysql://glance:Wr0ng-Pw@10.96.0.20:'
+                '3306/glance\n'
+                '[keystone_authtoken]\n'
+                'auth_url = http://keystone.svc:5000\n'
+                'auth_type = password\n'
+                'username = glance\n'
+                'password = Gq4bT7yXo2LmZ8wKe1RcV5nHs3PdU6Af\n'
+                '[paste_deploy]\n'
+                'flavor = keystone\n')
+        msg = ('(pymysql.err.OperationalError) (1045, "Access denied for '
+               "user 'glance'@'10.85.0.12' (using password: YES)\")")
+        self.assertEqual(msg, redaction.text(msg, [conf]))
+
+
+class BoundsTest(unittest.TestCase):
+
+    def test_a_large_file_leaves_the_values_given_with_it_whole(self):
+        # 800 kB of generated values: its pieces past the budget count
+        # as given only; a password given after it keeps every spelling.
+        lines = ['key%d = %s' % (i, hashlib.sha256(b'%d' % i).hexdigest()[:32])
+                 for i in range(20000)]
+        late = lines[-1].split(' = ')[1]
+        password = 'Tq8-zK2pW5xN'
+        msg = 'got %s and %s, then %s' % (
+            late, late[3:15], password[::-1].upper())
+        out = redaction.text(msg, ['\n'.join(lines) + '\n', password])
+        self.assertEqual('got <redacted> and %s, then <redacted>'
+                         % late[3:15], out)
+        self.assertGreater(20000 * 40, redaction.PIECES_BUDGET)
+
+
+class ConsumedSecretsTest(unittest.TestCase):
+    """The Secrets whose values a workload's containers can print."""
+
+    SPEC = {
+        'imagePullSecrets': [{'name': 'registry'}],
+        'volumes': [{'name': 'a', 'secret': {'secretName': 'files'}},
+                    {'name': 'b', 'projected': {'sources': [
+                        {'configMap': {'name': 'not-a-secret'}},
+                        {'secret': {'name': 'projected'}}]}},
+                    {'name': 'c', 'configMap': {'name': 'not-either'}}],
+        'initContainers': [{'name': 'i', 'envFrom': [
+            {'secretRef': {'name': 'all-of-it'}},
+            {'configMapRef': {'name': 'no'}}]}],
+        'containers': [{'name': 'c', 'env': [
+            {'name': 'PW', 'valueFrom': {'secretKeyRef': {
+                'name': 'db', 'key': 'password'}}},
+            {'name': 'X', 'value': 'plain'}]}],
+    }
+    NAMES = {'registry', 'files', 'projected', 'all-of-it', 'db'}
+
+    def test_every_place_a_pod_spec_names_a_secret(self):
+        template = {'spec': self.SPEC}
+        for obj in ({'kind': 'Pod', 'spec': self.SPEC},
+                    {'kind': 'Deployment', 'spec': {'template': template}},
+                    {'kind': 'Job', 'spec': {'template': template}},
+                    {'kind': 'CronJob', 'spec': {'jobTemplate': {
+                        'spec': {'template': template}}}}):
+            self.assertEqual(self.NAMES, redaction.consumed_secrets(obj),
+                             obj['kind'])
+
+    def test_recorded_objects(self):
+        for name in ('deployment_ready', 'job_failed', 'pod_crashloop',
+                     'cronjob', 'statefulset_ready', 'daemonset_ready',
+                     'configmap', 'secret', 'service_clusterip'):
+            self.assertEqual(set(), redaction.consumed_secrets(load(name)),
+                             name)
+        self.assertEqual({'db-credentials'}, redaction.consumed_secrets(
+            load('pod_crashloop_secret_synthetic')))
+
+
+class TerminationMessageTest(unittest.TestCase):
+    """A container that prints a secret before it exits: its termination
+    message reaches the reason only redacted."""
+
+    def _reasons(self):
+        pod = load('pod_crashloop_secret_synthetic')
+        failed = readiness.pod(pod)
+        stays_up = steadiness.judge([pod], {}, {}, limit=1)
+        return [failed.message, stays_up.message]
+
+    def test_no_spelling_of_the_value_is_left(self):
+        values = redaction.secret_values(load('secret'))
+        for reason in self._reasons():
+            self.assertIn(PLAIN, reason)   # what is at stake
+            out = redaction.text(reason, values)
+            for form in (PLAIN, ENCODED, PLAIN[:10].upper(),
+                         PLAIN[7:][::-1], 'Pa55w0rd', 'dr0w55aP',
+                         'S3CR3T-PA55'):
+                self.assertNotIn(form, out)
+            for kept in ('exit code 2', 'DB_PASSWORD=', ', rejected',
+                         'retrying with', 'container app'):
+                self.assertIn(kept, out)
+
+    def test_what_the_containers_said(self):
+        messages = redaction.container_messages([
+            load('pod_crashloop_secret_synthetic'), load('job_failed_pod'),
+            load('pod_ready')])
+        self.assertEqual(6, len(messages))   # each, then each line
+        self.assertIn(PLAIN, messages[0])
+        self.assertEqual('auth: DB_PASSWORD=' + PLAIN, messages[1])
+        self.assertEqual(['schema version 7 is newer than this code\n',
+                          'schema version 7 is newer than this code'],
+                         messages[-2:])
+        # Unknown values: withholding what the containers said.
+        for reason in self._reasons():
+            out = redaction.text(reason, messages)
+            self.assertNotIn('Pa55', out)
+            self.assertNotIn('auth', out)
+            self.assertIn('exit code 2', out)
 
 
 class StructureTest(unittest.TestCase):

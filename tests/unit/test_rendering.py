@@ -147,6 +147,38 @@ class RenderTest(unittest.TestCase):
         self.assertIsNone(error.__context__)
         self.assertIsNone(error.__cause__)
 
+    def test_sensitive_errors_quote_nothing_computed_from_a_value(self):
+        # Jinja's own texts quote the value changed: no redaction of the
+        # value's spellings would find it there.
+        value = 'hunter2-correct-horse'
+        for source, computed in (
+                ('{{ {}[pw|reverse] }}', value[::-1]),
+                ('\n{{ {}[pw|upper] }}', value.upper()),
+                ('{{ {}[pw[3:]] }}', value[3:]),
+                ('{{ pw|attr(pw ~ "x") }}', value + 'x'),
+                ('{{ {}[pw|replace("-", "")] }}', value.replace('-', '')),
+                ("{{ (pw ~ 'x') * 10 ** 8 }}", None)):
+            self.assertIn(computed or 'characters', str(raises(
+                render, source, {'pw': value})))
+            error = self.assertFails(source, {'pw': value}, 'withheld',
+                                     sensitive=True)
+            self.assertRegex(str(error), r'^f\.conf, line \d: \w+(Error|'
+                             r'Exceeded)(: [a-z ,]+)? \(the details are '
+                             r'withheld: an input is secret\)$')
+            self.assertEqual(source.count('\n') + 1, error.lineno)
+
+    def test_sensitive_errors_still_name_the_templates_own_words(self):
+        # An undefined variable's name and a syntax error are the
+        # template's text, found before or without any value.
+        self.assertFails('\n{{ nope }}', {'pw': 'x'}, "'nope' is undefined",
+                         line=2, sensitive=True)
+        self.assertFails('{% if %}', {'pw': 'x'}, 'Expected an expression',
+                         line=1, sensitive=True)
+        # A name only a value spells is not the template's.
+        error = self.assertFails('{{ {}[pw] }}', {'pw': 'nope'}, 'withheld',
+                                 sensitive=True)
+        self.assertNotIn('nope', str(error))
+
     def test_a_template_must_be_text(self):
         self.assertFails(['not', 'text'], {}, 'must be a string')
 

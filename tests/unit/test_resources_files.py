@@ -134,8 +134,10 @@ class RenderedFilesTest(heat_harness.KubernetesTestCase):
 
     def test_errors_do_not_echo_values(self):
         # Jinja names a missing key: here the key is the secret.
-        message = self._invalid(templates={CONF_PATH: '{{ db[db.password] }}'})
-        self.assertIn('<redacted>', message)
+        message = self._invalid(templates={
+            CONF_PATH: '{{ db[db.password] }}{{ db[db.password|upper] }}'})
+        self.assertIn('UndefinedError', message)
+        self.assertIn('withheld', message)
         self.assertNotIn(SECRET_VALUE, message)
 
     def test_malformed_inputs_are_validation_errors(self):

@@ -27,6 +27,8 @@ from heat.objects import event as event_object
 
 from heat_k8s import rendering
 from heat_k8s.rendering import checksum
+from heat_k8s.resources.shared import sensitive
+from heat_k8s.secrecy import sealing
 from tests.unit.heat_harness import template
 
 SECRET_VALUE = 'hunter2-correct-horse'
@@ -177,8 +179,8 @@ class SecretRenderTest(heat_harness.KubernetesTestCase):
             values={'users': {}, 'password': {'get_param': 'pw'}})},
             parameters={'pw': {'type': 'string', 'hidden': True}})
         message = self.validation_error(tmpl, {'pw': SECRET_VALUE})
-        self.assertIn('app.conf, line 2', message)
-        self.assertIn('<redacted>', message)
+        self.assertIn('app.conf, line 2: UndefinedError', message)
+        self.assertIn('withheld', message)
         self.assertNotIn(SECRET_VALUE, message)
 
     def test_python_errors_are_withheld(self):
@@ -200,6 +202,27 @@ class SecretRenderTest(heat_harness.KubernetesTestCase):
         self.assertNotIn(SECRET_VALUE, str(error))
         self.assertIsNone(error.__context__)
         kube.apply.assert_not_called()
+
+    def test_errors_quote_nothing_computed_from_a_reference(self):
+        # The template's author holds a reference, not its value: no
+        # error may give the value back, even changed.
+        value = 'Gener4ted-by-RandomSecret'
+        ref = sealing.seal(value, heat_harness.PROJECT_ID,
+                           sensitive.keyring())
+        for source in ('{{ {}[pw|reverse] }}', '{{ {}[pw|upper] }}',
+                       '{{ {}[pw[1:]] }}', "{{ 'x'.encode(pw|lower) }}"):
+            rsrc = self._secret(templates={'app.conf': '\n' + source},
+                                values={'pw': ref})
+            kube = fake_kube()
+            with mock.patch.object(type(rsrc), '_kube', return_value=kube):
+                error = self.assertRaises(exception.Error,
+                                          rsrc.handle_create)
+            self.assertIn('templates: app.conf, line 2: ', str(error))
+            self.assertIn('withheld', str(error))
+            for form in (value, value[::-1], value.upper(), value[1:],
+                         value.lower()):
+                self.assertNotIn(form, str(error), source)
+            kube.apply.assert_not_called()
 
     def test_rendered_into_string_data_with_literal_data(self):
         rsrc = self._secret(templates={'app.conf': 'pw={{ pw }}\n'},

@@ -119,7 +119,7 @@ class SecretValidateTest(heat_harness.KubernetesTestCase):
 
     def test_data_must_be_base64_and_the_value_is_not_echoed(self):
         message = self.validation_error(self._secret(
-            data={'password': 'hunter2 not base64!'}))
+            data={'password': 'hunter2 // no!'}))
         self.assertIn('data.password: not base64', message)
         self.assertNotIn('hunter2', message)
 

@@ -307,9 +307,9 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
         self.check_drift(obj)
         verdict = self.verdict(self._kube(), obj, self.properties)
         if verdict.state != readiness.READY:
-            raise exception.Error('%s is not ready: %s' % (
+            raise exception.Error(self.redacted('%s is not ready: %s' % (
                 self.describe(), readiness.explain(
-                    verdict, self._events(obj))))
+                    verdict, self._events(obj))), manifest))
 
     def handle_suspend(self):
         manifest, spec = self._suspend_target()

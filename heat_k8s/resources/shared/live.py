@@ -153,12 +153,46 @@ class Observed:
     def _check_ready(self, wait):
         manifest = self.manifest(wait.props, owned=False, content=False)
         return self._answer(self._awaiter(manifest, wait.props, wait).ready,
-                            wait)
+                            wait, manifest=manifest)
+
+    def redacted(self, text, manifest):
+        """text without the values of the Secrets this object's pods read,
+        which a container may print before it exits (its termination
+        message, a kubelet event): read now, with the caller's token, only
+        for a text that leaves for Heat; never logged."""
+        names = redaction.consumed_secrets(manifest)
+        if not text or not names:
+            return text
+        namespace = manifest['metadata'].get('namespace')
+        values, unread = [], []
+        for name in sorted(names):
+            try:
+                secret = self._kube().get('v1', 'Secret', name, namespace)
+            except kube_mod.ApiError:
+                unread.append(name)
+                continue
+            values.extend(redaction.secret_values(secret))
+        if unread:
+            # Values it cannot know: what the containers said goes instead.
+            try:
+                values.extend(redaction.container_messages(
+                    self._pods_now(manifest)))
+            except kube_mod.ApiError:
+                return ('%s: the reason is withheld: it may quote values of '
+                        'Secrets (%s) that could not be read to redact it'
+                        % (self.describe(), ', '.join(unread)))
+        return redaction.text(text, values)
+
+    def _pods_now(self, manifest):
+        obj = self._get(manifest)
+        if obj is None or obj.get('kind') == 'Pod':
+            return [obj] if obj else []
+        return self._kube().related(obj, kinds.PODS).get('pods') or []
 
     def _gone(self, manifest, uid, wait):
         """True once the incarnation uid of the object no longer exists."""
         return self._answer(self._awaiter(manifest, self.properties).gone,
-                            wait, uid)
+                            wait, uid, manifest=manifest)
 
     def _awaiter(self, manifest, props, wait=None, watched=True):
         """The awaiter of this object; with `wait`, each judgment of it
@@ -222,14 +256,13 @@ class Observed:
         except Exception as exc:  # progress is never worth failing for
             LOG.warning('%s: progress not stored: %s', self.name, exc)
 
-    @staticmethod
-    def _answer(check, *args):
+    def _answer(self, check, *args, manifest):
         """A check's answer in Heat's terms: True when the wait is over,
         PollDelay to poll again, exception.Error when it failed."""
         try:
             answer = check(*args)
         except awaiter.Failed as exc:
-            raise exception.Error(str(exc)) from None
+            raise exception.Error(self.redacted(str(exc), manifest)) from None
         if isinstance(answer, awaiter.PollAgain):
             raise resource.PollDelay(answer.seconds)
         return True

@@ -117,7 +117,9 @@ def attempt(step, task):
     try:
         return step(task)
     except awaiter.Failed as exc:
-        return str(exc)
+        member = task.member
+        return member.redacted(str(exc), member.manifest(
+            member.properties, owned=False, content=False))
     except (kube_mod.ApiError, exception.Error) as exc:
         return '%s: %s' % (task.member.describe(), exc)
 
