@@ -34,12 +34,15 @@ configurations that declare it as an ``error_output``. Standard library
 only, so it installs on any server with Python 3.
 """
 
+import base64
 import json
 import os
 import random
+import re
 import string
 import subprocess
 import sys
+from urllib import parse
 
 # The deployments os-apply-config rendered (cleanup's list of what stays).
 CONF_FILE = os.environ.get('HEAT_SHELL_CONFIG',
@@ -49,6 +52,14 @@ LABELS = ('deploy_stack_id', 'deploy_resource_name')
 MANAGED_BY = 'managed_by=docker-cmd'
 # Heat keeps the failure reason in an event: the end of stderr says why.
 REASON_CHARS = 2000
+# What the containers print goes to Heat, whose users need not read the
+# service's secrets: values this short are left (they would hide words),
+# and any run of PIECE characters of a longer one is redacted.
+MIN_SECRET = 6
+PIECE = 8
+REDACTED = '<redacted>'
+# Inside a secret file, the words that look generated (a password, a key).
+GENERATED = re.compile(r'[A-Za-z0-9+/=_-]{%d,}' % PIECE)
 
 
 def docker_cmd():
@@ -184,12 +195,62 @@ def command_for(name, settings, config_id, inputs):
     raise ValueError('%s: unknown action %r' % (name, action))
 
 
-def response(stdouts, stderrs, status, reason=None):
-    out = {'deploy_stdout': '\n'.join(stdouts),
-           'deploy_stderr': '\n'.join(stderrs),
+def secret_values(config):
+    """The secret values the configuration's containers are given: their
+    env files' values and, in their secret files, the generated words."""
+    values = set()
+    for settings in config.values():
+        for path in _as_list(settings.get('env_file')):
+            for line in _lines(path):
+                values.add(line.partition('=')[2])
+        for volume in settings.get('volumes') or []:
+            source = str(volume).split(':')[0]
+            if '/secret-files' in source:
+                for line in _lines(source):
+                    values.update(GENERATED.findall(line))
+    return sorted(v for v in values if len(v) >= MIN_SECRET)
+
+
+def _lines(path):
+    try:
+        with open(path, encoding='utf-8', errors='replace') as f:
+            return f.read().splitlines()
+    except OSError:  # a directory, or a file this hook cannot read
+        return []
+
+
+def spellings(value):
+    """A value as a container may print it: as given, in either case,
+    reversed, base64, URL-safe base64, hex, URL-encoded; and its runs of
+    PIECE characters."""
+    raw = value.encode('utf-8')
+    forms = {value, value.upper(), value.lower(), value[::-1],
+             base64.b64encode(raw).decode(),
+             base64.urlsafe_b64encode(raw).decode().rstrip('='),
+             raw.hex(), parse.quote(value, safe='')}
+    for form in list(forms):
+        forms.update(form[i:i + PIECE] for i in range(len(form) - PIECE + 1))
+    return sorted(forms, key=len, reverse=True)
+
+
+def redact(text, values):
+    """text without any spelling of values (longest first)."""
+    for value in values:
+        for form in spellings(value):
+            if len(form) >= MIN_SECRET:
+                text = text.replace(form, REDACTED)
+    return text
+
+
+def response(stdouts, stderrs, status, reason=None, secrets=()):
+    """The hook's answer, with no spelling of the secrets: Heat shows it
+    (deploy_stdout, deploy_stderr and failure_reason are outputs and
+    event text)."""
+    out = {'deploy_stdout': redact('\n'.join(stdouts), secrets),
+           'deploy_stderr': redact('\n'.join(stderrs), secrets),
            'deploy_status_code': status}
     if reason is not None:
-        out['failure_reason'] = reason[-REASON_CHARS:]
+        out['failure_reason'] = redact(reason, secrets)[-REASON_CHARS:]
     return out
 
 
@@ -198,13 +259,14 @@ def deploy(deployment, log=sys.stderr):
     if inputs.get('deploy_action') == 'DELETE':
         return response([], [], 0)
     config = load_config(deployment.get('config'))
+    secrets = secret_values(config)
     stdouts, stderrs = [], []
     for name in ordered(config):
         settings = config[name]
         try:
             argv = command_for(name, settings, deployment.get('id'), inputs)
         except ValueError as e:
-            return response(stdouts, stderrs + [str(e)], 1, str(e))
+            return response(stdouts, stderrs + [str(e)], 1, str(e), secrets)
         log.write('docker-cmd: %s\n' % ' '.join(argv))
         out, err, code = execute(argv)
         if out:
@@ -214,9 +276,9 @@ def deploy(deployment, log=sys.stderr):
         if code not in settings.get('exit_codes', [0]):
             reason = '%s exited %d: %s' % (name, code,
                                            err.strip() or out.strip())
-            log.write('docker-cmd: %s\n' % reason)
-            return response(stdouts, stderrs, code or 1, reason)
-    return response(stdouts, stderrs, 0)
+            log.write('docker-cmd: %s\n' % redact(reason, secrets))
+            return response(stdouts, stderrs, code or 1, reason, secrets)
+    return response(stdouts, stderrs, 0, secrets=secrets)
 
 
 # --- cleanup: configurations that are gone ----------------------------------

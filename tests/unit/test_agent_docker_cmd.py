@@ -13,8 +13,11 @@
 
 """The docker-cmd hook's pure parts: ordering, labels, run/exec flags."""
 
+import base64
 import importlib.util
+import io
 import os
+import tempfile
 import unittest
 
 AGENT = os.path.join(os.path.dirname(__file__), '..', '..', 'agent')
@@ -105,3 +108,67 @@ class DeployTest(unittest.TestCase):
         self.assertEqual(docker_cmd.REASON_CHARS,
                          len(out['failure_reason']))
         self.assertTrue(out['failure_reason'].endswith('the cause'))
+
+
+# A hand-made stand-in for docker (docker cannot run here): `inspect`
+# finds no container; `run` prints what a crashing service prints of
+# its secrets (as given, upper-cased, in part, base64, reversed, the
+# generated word of a secret file) and exits 3.
+STAND_IN = """#!/bin/sh
+[ "$1" = inspect ] && exit 1
+pw=$(sed -n 's/^DB_PASSWORD=//p' "$SECRETS_ENV")
+key=$(sed -n 's/^key = //p' "$SECRET_FILE")
+echo "connecting with $pw" >&2
+echo "$pw" | tr a-z A-Z >&2
+echo "part: $(echo "$pw" | cut -c3-14)" >&2
+printf %s "$pw" | base64 >&2
+echo "$pw" | rev >&2
+echo "key $key; could not connect, using password: YES" >&2
+exit 3
+"""
+
+
+class SecretOutputTest(unittest.TestCase):
+    """What the containers print of their secrets never reaches Heat."""
+
+    def test_no_spelling_of_a_secret_in_the_answer(self):
+        password, key = 'Gen3ratedPassw0rdValue42', 'c2VjcmV0LWtleS0xMjM0NTY3'
+        with tempfile.TemporaryDirectory() as tmp:
+            env_file = os.path.join(tmp, 'secrets.env')
+            os.makedirs(os.path.join(tmp, 'secret-files', 'etc'))
+            secret_file = os.path.join(tmp, 'secret-files', 'etc', 'a.conf')
+            docker = os.path.join(tmp, 'docker')
+            for path, text in ((env_file, 'DB_PASSWORD=%s\n' % password),
+                               (secret_file, '[x]\nkey = %s\n' % key),
+                               (docker, STAND_IN)):
+                with open(path, 'w') as f:
+                    f.write(text)
+                os.chmod(path, 0o700)
+            saved = os.environ.copy()
+            os.environ.update(HEAT_DOCKER_CMD=docker, SECRETS_ENV=env_file,
+                              SECRET_FILE=secret_file)
+            try:
+                out = docker_cmd.deploy({'id': 'c', 'inputs': [], 'config': {
+                    'db-sync': {'image': 'x', 'env_file': env_file,
+                                'volumes': ['%s:/etc/a.conf:ro'
+                                            % secret_file]}}},
+                    log=io.StringIO())
+            finally:
+                os.environ.clear()
+                os.environ.update(saved)
+        said = json_text(out)
+        self.assertEqual(3, out['deploy_status_code'])
+        # The words around the values stay: they say why.
+        self.assertIn('could not connect, using password: YES', said)
+        for form in (password, password.upper(), password[2:14],
+                     base64.b64encode(password.encode()).decode(),
+                     password[::-1], key):
+            self.assertNotIn(form, said)
+
+    def test_short_values_and_words_stay(self):
+        self.assertEqual('user: root, flavor keystone', docker_cmd.redact(
+            'user: root, flavor keystone', ['root']))
+
+
+def json_text(out):
+    return ' '.join(str(v) for v in out.values())
