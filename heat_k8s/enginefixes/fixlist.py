@@ -24,6 +24,9 @@ import importlib
 
 FIXES = ('astfix', 'yaqlfix', 'preemptfix', 'purgefix', 'leafpace',
          'threadfix', 'eventfix', 'strandfix')
+# Heat's template parser; heat-api applies these too (apistartup).
+FIXES += ('dupkeyfix',)
+API_FIXES = ('dupkeyfix',)
 
 
 def load(name):

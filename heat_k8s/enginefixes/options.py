@@ -67,6 +67,11 @@ engine_fix_opts = [
             '(Heat recovers only legacy stacks from a dead engine). This '
             'changes what Heat does for every stack of the cloud, so it '
             'is off unless turned on'),
+    _switch('dupkeyfix', True,
+            'Refuse a template or environment that writes a key twice in '
+            "one mapping, naming the key and its lines (Heat's YAML and "
+            'JSON parsers keep the last value in silence). heat-api '
+            'applies it when its paste pipeline has the heat_k8s filter'),
     cfg.FloatOpt(
         'leaf_trigger_interval',
         default=1.0,
