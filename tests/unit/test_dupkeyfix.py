@@ -19,16 +19,24 @@ from tests.unit import heat_harness  # first: sets up Heat
 
 # isort: split
 
+import os
+import shutil
+import sys
+
+import fixtures
 from heat.api.openstack.v1 import stacks
 from heat.common import environment_format
 from heat.common import template_format
 from heat.engine import service
+from paste import deploy
 import webob
 
+from heat_k8s.cmd import configure
 from heat_k8s.enginefixes import apistartup
 from heat_k8s.enginefixes import dupkeyfix
 from heat_k8s.enginefixes import patching
 from heat_k8s.enginefixes import startup
+from heat_k8s.rendering import inifile
 
 # Hand-made templates: the first `image` is lost without the fix.
 TWICE = '''heat_template_version: 2021-04-16
@@ -152,3 +160,23 @@ class ThroughHeatTest(heat_harness.KubernetesTestCase):
             {})
         self.assertIn(MESSAGE, str(getattr(error, 'exc_info',
                                            (None, error))[1]))
+
+    def test_configure_puts_the_filter_in_heat_apis_pipelines(self):
+        # Heat's own api-paste.ini, as this Heat release installs it.
+        path = os.path.join(self.useFixture(
+            fixtures.TempDir()).path, 'api-paste.ini')
+        shutil.copy(os.path.join(sys.prefix, 'etc', 'heat',
+                                 'api-paste.ini'), path)
+        args = ['--api-paste', path]
+        self.assertEqual(0, configure.main(args))
+        paste = inifile.IniFile.load(path)
+        for flavor in configure.PASTE_FLAVORS:
+            self.assertTrue(paste.get('composite:api', flavor).endswith(
+                ' heat_k8s apiv1app'), flavor)
+        before = paste.text()
+        configure.main(args)
+        self.assertEqual(before, inifile.IniFile.load(path).text())
+        # What paste builds when heat-api loads a pipeline: the fix applied.
+        startup.restore_all()
+        deploy.loadfilter('config:' + path, name='heat_k8s')
+        self.assertTrue(patching.patched(template_format, 'simple_parse'))
