@@ -112,6 +112,33 @@ def cycles(graph):
     return loops
 
 
+# What each package's docstring says it may import of heat_k8s (None:
+# any package); config is the one module at the top.
+MAY_IMPORT = {
+    'kinds': (), 'rendering': (), 'secrecy': (), 'enginefixes': (),
+    'client': ('kinds', 'config'), 'waiting': ('kinds', 'client.apierrors'),
+    'export': ('kinds', 'client'), 'plugin': ('enginefixes', 'resources'),
+    'config': ('enginefixes',), 'resources': None, 'cmd': None,
+}
+
+
+def test_each_package_imports_only_what_its_docstring_says():
+    graph = imports(ROOT)
+    packages = {module.split('.')[1] for module in graph if '.' in module}
+    assert packages == set(MAY_IMPORT)
+    wrong = []
+    for module, found in graph.items():
+        if module == 'heat_k8s' or MAY_IMPORT[module.split('.')[1]] is None:
+            continue
+        allowed = ('heat_k8s.' + module.split('.')[1],) + tuple(
+            'heat_k8s.' + name for name in MAY_IMPORT[module.split('.')[1]])
+        wrong += [(module, imported) for imported in found
+                  if imported != 'heat_k8s' and not any(
+                      imported == a or imported.startswith(a + '.')
+                      for a in allowed)]
+    assert wrong == []
+
+
 def test_no_module_imports_itself_through_others():
     graph = imports(ROOT)
     assert 'heat_k8s.kinds' in graph['heat_k8s.kinds.naming']  # sees them
