@@ -77,6 +77,7 @@ engine_fix_opts = [
         default=1.0,
         min=0,
         deprecated_group=OLD_GROUP,
+        deprecated_name='leaf_trigger_interval',  # for the sample
         help='With leafpace: seconds heat-engine pauses after starting '
              'each resource that depends on no other when a stack create, '
              'update or delete begins. Heat pauses 1 s (bug 1566845: a big '
@@ -91,6 +92,7 @@ engine_fix_opts = [
         default=30,
         min=0,
         deprecated_group=OLD_GROUP,
+        deprecated_name='stranded_check_interval',  # for the sample
         help='With strandfix: every this many seconds each heat-engine '
              'worker looks for convergence stacks left IN_PROGRESS by a '
              'heat-engine that died while it checked one of their '
