@@ -168,3 +168,11 @@ def test_the_checks_see_a_loop_and_a_shared_module_importing_a_type(
     graph = imports(str(tmp_path), 'pkg')
     assert graph['pkg.fine'] == ['pkg.rules']
     assert cycles(graph) == [['pkg', 'pkg.rules', 'pkg.table', 'pkg']]
+
+
+def test_the_registry_says_which_types_are_not_one_kind_each():
+    doc = ' '.join(registry.__doc__.split())
+    for name in registry.RESOURCE_TYPES:
+        if name not in registry.KUBERNETES_TYPES or name == \
+                'OS::Kubernetes::Resource':
+            assert name.split('::')[-1] in doc, name
