@@ -72,7 +72,30 @@ kubernetes_opts = [
         help='Operator-named clusters a template may select with the '
              '"cluster" property: name:api_url pairs, e.g. '
              '"edge:https://10.0.0.5:6443". A cluster name not listed '
-             'here is looked up as a Magnum cluster name or ID.'),
+             'here is a Magnum cluster name or ID, refused unless '
+             'allow_magnum_clusters is set.'),
+    cfg.BoolOpt(
+        'allow_magnum_clusters',
+        default=False,
+        help='Let the "cluster" property name a Magnum cluster (a name '
+             'not in clusters). heat-engine then sends the Keystone token '
+             'of the user or trust acting on the stack to the Magnum API '
+             'and, with every Kubernetes request, to the api_address the '
+             'cluster reports, a server whoever controls the cluster '
+             'decides. That token works for every OpenStack service of '
+             'the project until it expires, so only a token whose roles '
+             'are all in magnum_token_roles is sent there. Off, a '
+             'template naming a cluster not in clusters is refused at '
+             'validation.'),
+    cfg.ListOpt(
+        'magnum_token_roles',
+        default=['member', 'reader'],
+        help='With allow_magnum_clusters: the Keystone roles a token may '
+             'carry to a Magnum cluster\'s api_address. A token with any '
+             'other role (an admin\'s or operator\'s acting on the stack) '
+             'is refused before it is sent, and the resource fails saying '
+             'so. Keystone puts implied roles in tokens, so a member\'s '
+             'token carries reader too; roles compare without case.'),
     cfg.DictOpt(
         'cluster_ca_files',
         default={},
@@ -184,12 +207,23 @@ _NO_CLIENT_CERTIFICATE = (
     'value is not used for Kubernetes.')
 
 
+_INSECURE = (
+    "If set, the Kubernetes API server's certificate is not verified, and "
+    "every request's Keystone token goes to whatever server answers at "
+    'the endpoint\'s address: for tests only. Unset, [clients] insecure '
+    'applies (Heat\'s other clients\' setting). While verification is '
+    'off, heat-engine logs a warning at start and for each endpoint, '
+    'naming the option that turned it off.')
+
+
 def _clients_kubernetes_opts():
     # Copies, so that defaults set on one group do not leak into Heat's.
     opts = [copy.deepcopy(opt) for opt in heat_config.clients_opts]
     for opt in opts:
         if opt.dest in ('cert_file', 'key_file'):
             opt.help = _NO_CLIENT_CERTIFICATE
+        elif opt.dest == 'insecure':
+            opt.help = _INSECURE
     return opts
 
 

@@ -16,14 +16,15 @@
 
 ``clientplugin`` is Heat's client plugin ``kubernetes`` (the endpoint
 from operator config, a Magnum cluster or the Keystone catalog; the
-caller's Keystone token as bearer token). ``kube`` makes the requests
-(server-side apply, get, delete with a uid precondition, list),
-``watches`` the watches of an object or of what decides its readiness,
-``transport`` sends them through whichever generation of the kubernetes
-library is installed; ``apierrors`` turns API errors into messages with
-the server's field paths and no secret values;
-``memory`` holds what heat-engine remembers across request contexts for a
-while (catalog endpoints, trust tokens).
+caller's Keystone token as bearer token), ``exposure`` the rules of where
+that token may go (a Magnum cluster's roles, TLS verification turned off).
+``kube`` makes the requests (server-side apply, get, delete with a uid
+precondition, list), ``watches`` the watches of an object or of what
+decides its readiness, ``transport`` sends them through whichever
+generation of the kubernetes library is installed; ``apierrors`` turns
+API errors into messages with the server's field paths and no secret
+values; ``memory`` holds what heat-engine remembers across request
+contexts for a while (catalog endpoints, trust tokens).
 It may import ``heat_k8s.kinds`` and ``heat_k8s.config``; nothing here
 decides readiness or replacement.
 """

@@ -19,7 +19,10 @@ cluster, or the Keystone catalog; the bearer token is the caller's own
 Keystone token, fetched before every request so that trust-scoped tokens
 Heat uses for long operations are renewed when they expire. The token is
 the only credential presented (no client certificate) and goes to https
-endpoints only, unless [kubernetes] allow_insecure_http_for_testing. What the
+endpoints only, unless [kubernetes] allow_insecure_http_for_testing. A
+Magnum cluster, whose owner chooses its address, is off unless [kubernetes]
+allow_magnum_clusters, and gets only tokens of the roles it allows
+(heat_k8s.client.exposure); TLS verification turned off is logged. What the
 catalog answered, and a trust's token, are remembered across contexts
 (heat_k8s.client.memory), so each resource does not ask Keystone again.
 """
@@ -37,6 +40,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from heat_k8s import config  # noqa: F401  (registers the option groups)
+from heat_k8s.client import exposure
 from heat_k8s.client import kube
 from heat_k8s.client import memory
 from heat_k8s.client import transport
@@ -51,7 +55,7 @@ LOG = logging.getLogger(__name__)
 TOKEN_MARGIN = 120
 
 # Across request contexts: what the catalog or Magnum said where a cluster
-# is, and each trust's current token.
+# is, and each trust's current token with its roles.
 _endpoints = memory.Expiring()
 _trust_tokens = memory.Expiring()
 
@@ -82,19 +86,25 @@ class BearerToken:
         self._context = weakref.ref(context)
 
     def __call__(self):
+        return self.current()[0]
+
+    def current(self):
+        """(the token, the names of its roles)."""
         ctx = self._live_context()
         if not ctx.trust_id:
-            return ctx.keystone_session.get_token()
+            # The roles Keystone gave the request's token (X-Roles), or a
+            # stored context's, loaded with its token.
+            return ctx.keystone_session.get_token(), tuple(ctx.roles or ())
         # Safe to share: Keystone would give any context of this trust,
         # user and project a token of the same scope and roles.
         key = _trust_key(ctx)
-        token = _trust_tokens.get(key)
-        if token is None:
+        found = _trust_tokens.get(key)
+        if found is None:
             access = ctx.auth_plugin.get_access(ctx.keystone_session)
-            token = access.auth_token
-            _trust_tokens.put(key, token, memory.seconds_left(
+            found = access.auth_token, tuple(access.role_names)
+            _trust_tokens.put(key, found, memory.seconds_left(
                 access.expires, _token_margin()))
-        return token
+        return found
 
     def refused(self):
         """The API refused the token (401): ask Keystone anew next time."""
@@ -109,6 +119,26 @@ class BearerToken:
             raise exception.Error('Request context of the Kubernetes '
                                   'client no longer exists')
         return ctx
+
+
+class MemberToken(BearerToken):
+    """The caller's token for a server its owner controls (a Magnum
+    cluster's api_address): only one whose roles are all in [kubernetes]
+    magnum_token_roles, checked before each request, so that no admin's
+    or operator's token goes there."""
+
+    def __init__(self, context, where):
+        super().__init__(context)
+        self.where = where
+
+    def __call__(self):
+        token, roles = self.current()
+        allowed = CONF.kubernetes.magnum_token_roles
+        reason = exposure.token_refusal(roles, allowed)
+        if reason is not None:
+            raise exception.Error(exposure.refused_token(self.where, reason,
+                                                         allowed))
+        return token
 
 
 def _trust_key(ctx):
@@ -142,6 +172,48 @@ def _check_https(url, source):
         'token would cross the network in clear. Use an https endpoint '
         '([kubernetes] allow_insecure_http_for_testing accepts http, for '
         'testing only).' % (url, source))
+
+
+def _check_tls_verified(configuration, source):
+    """Say once per endpoint that TLS verification is off, and why."""
+    if not configuration.verify_ssl:
+        _warn_once('%s', exposure.tls_off_warning(source,
+                                                  configuration.host))
+
+
+def _insecure_source():
+    """What turns TLS verification off, read as Heat's _get_client_option
+    reads `insecure`; None while it is on."""
+    return exposure.insecure_source(CONF[config.CLIENTS_GROUP].insecure,
+                                    CONF.clients.insecure)
+
+
+def warn_at_start():
+    """At heat-engine's start, the warning its configuration deserves:
+    TLS verification of the Kubernetes client turned off. Never raises,
+    as heat-engine must start."""
+    try:
+        source = (None if CONF.kubernetes.kubeconfig else
+                  _insecure_source())
+    except cfg.Error as exc:
+        LOG.warning('heat-k8s could not read its TLS settings: %s', exc)
+        return
+    if source is not None:
+        LOG.warning('%s', exposure.tls_off_warning(source))
+
+
+def _is_magnum(cluster):
+    """Whether a cluster name is Magnum's to resolve (not the operator's)."""
+    return bool(cluster) and cluster not in CONF.kubernetes.clusters
+
+
+def cluster_refusal(cluster):
+    """Why a template may not name this cluster, or None: a Magnum
+    cluster while [kubernetes] allow_magnum_clusters is off."""
+    if (CONF.kubernetes.kubeconfig or not _is_magnum(cluster)
+            or CONF.kubernetes.allow_magnum_clusters):
+        return None
+    return exposure.magnum_off(cluster)
 
 
 def _check_no_client_certificate():
@@ -206,34 +278,44 @@ class KubernetesClientPlugin(client_plugin.ClientPlugin):
         """
         cluster = cluster or None
         if cluster not in self._kubes:
-            conf = self._configuration(cluster)
             if CONF.kubernetes.kubeconfig:
-                api, token = k8s_client.ApiClient(conf), None
+                api = k8s_client.ApiClient(self._kubeconfig(cluster))
+                token = None
             else:
-                api, token = _shared_api(conf), BearerToken(self.context)
+                api, token = self._keystone_brokered(cluster)
             self._kubes[cluster] = kube.Kube(
                 api, field_manager=CONF.kubernetes.field_manager,
                 timeout=CONF.kubernetes.request_timeout, token=token)
         return self._kubes[cluster]
 
-    def _configuration(self, cluster):
-        # debug stays False (the default): debug output shows headers. Not
-        # set explicitly, as the setter changes process-wide logger levels.
+    def _kubeconfig(self, cluster):
         conf = k8s_client.Configuration()
-        if CONF.kubernetes.kubeconfig:
-            k8s_config.load_kube_config(
-                config_file=CONF.kubernetes.kubeconfig, context=cluster,
-                client_configuration=conf, persist_config=False)
-            return conf
+        k8s_config.load_kube_config(
+            config_file=CONF.kubernetes.kubeconfig, context=cluster,
+            client_configuration=conf, persist_config=False)
+        _check_tls_verified(conf, exposure.KUBECONFIG)
+        return conf
+
+    def _keystone_brokered(self, cluster):
+        """(the shared ApiClient, the token source) for a cluster."""
         _check_no_client_certificate()
         host, ca_file, ca_data, source = self._endpoint(cluster)
         _check_https(host, source)
+        # debug stays False (the default): debug output shows headers. Not
+        # set explicitly, as the setter changes process-wide logger levels.
+        conf = k8s_client.Configuration()
         conf.host = host.rstrip('/')
-        conf.verify_ssl = not self._get_client_option(CLIENT_NAME,
-                                                      'insecure')
+        insecure = _insecure_source()
+        conf.verify_ssl = insecure is None
         conf.ssl_ca_cert = ca_file
         transport.set_ca_data(conf, ca_data)
-        return conf
+        _check_tls_verified(conf, insecure)
+        if _is_magnum(cluster):
+            token = MemberToken(self.context, 'Kubernetes API %s (%s)' % (
+                conf.host, source))
+        else:
+            token = BearerToken(self.context)
+        return _shared_api(conf), token
 
     def _endpoint(self, cluster):
         """(API URL, CA file, CA PEM data, where the URL came from) for a
@@ -250,6 +332,9 @@ class KubernetesClientPlugin(client_plugin.ClientPlugin):
             return (CONF.kubernetes.clusters[cluster],
                     CONF.kubernetes.cluster_ca_files.get(cluster, ca_file),
                     None, '[kubernetes] clusters (cluster %s)' % cluster)
+        refusal = cluster_refusal(cluster)
+        if refusal is not None:
+            raise exception.Error(refusal)
         return self._remembered(cluster, self._magnum_endpoint) + (
             'the api_address of Magnum cluster %s' % cluster,)
 

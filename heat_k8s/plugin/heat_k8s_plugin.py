@@ -18,6 +18,7 @@ Set ``[DEFAULT] plugin_dirs`` to include this directory; the console script
 ``heat-k8s-plugin-dir`` prints its path.
 """
 
+from heat_k8s.client import clientplugin
 from heat_k8s.enginefixes import startup
 from heat_k8s.resources.registry import available_resource_mapping  # noqa: F401
 
@@ -25,3 +26,7 @@ from heat_k8s.resources.registry import available_resource_mapping  # noqa: F401
 # first; one log line says which were applied and which skipped, and why
 # (heat_k8s.enginefixes). Nothing here stops heat-engine.
 startup.apply_all()
+
+# TLS verification of the Kubernetes client turned off is said at start,
+# naming the option (heat_k8s.client.exposure).
+clientplugin.warn_at_start()

@@ -194,8 +194,10 @@ class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
     # --- validation ---------------------------------------------------------
 
     _invalid = manifested.Manifested._invalid
+    _validate_cluster = manifested.Manifested._validate_cluster
 
     def validate_properties(self, props):
+        self._validate_cluster(props)
         keys = []
         for index, manifest in enumerate(props[MANIFESTS] or ()):
             if manifest is None:  # not known yet (template validate)

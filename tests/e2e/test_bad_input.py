@@ -58,6 +58,12 @@ CASES = {
         {'pw': {'type': 'OS::Kubernetes::Secret',
                 'properties': {'data': {'pw': SECRET_VALUE}}}},
         ['resources.pw.properties', 'base64']),
+    # The local cloud leaves [kubernetes] allow_magnum_clusters off.
+    'magnum-cluster-while-off': (
+        {'conf': {'type': 'OS::Kubernetes::ConfigMap',
+                  'properties': {'data': {'k': 'v'}, 'cluster': 'prod'}}},
+        ['resources.conf.properties.cluster', "cluster 'prod'",
+         '[kubernetes] allow_magnum_clusters']),
     'one-object-twice': (
         {'web': dict(_deployment(), properties=dict(
             _deployment()['properties'], name='web')),

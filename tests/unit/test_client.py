@@ -23,7 +23,6 @@ from tests.unit import heat_harness  # first: sets up Heat
 
 import datetime
 import os
-import tempfile
 import types
 
 import fixtures
@@ -58,6 +57,16 @@ current-context: local
 """
 
 
+class KubeconfigFile(fixtures.Fixture):
+    """KUBECONFIG (hand-made: a token and no CA) in a temporary file."""
+
+    def _setUp(self):
+        self.path = os.path.join(
+            self.useFixture(fixtures.TempDir()).path, 'kubeconfig.yaml')
+        with open(self.path, 'w') as f:
+            f.write(KUBECONFIG)
+
+
 class PluginTestCase(heat_harness.KubernetesTestCase):
 
     def setUp(self):
@@ -79,6 +88,25 @@ class PluginTestCase(heat_harness.KubernetesTestCase):
     def _headers(self, kube_client):
         """The headers a request of this client would carry."""
         return kube_client.prepared('GET', '/api/v1/namespaces')[2]
+
+    def _stand_in_magnum(self, clusters, pem=None):
+        """Magnum cannot run here: a stand-in for python-magnumclient,
+        with Magnum clusters allowed. Each cluster's CA is 'PEM of
+        <name>', or pem."""
+        cfg.CONF.set_override('allow_magnum_clusters', True,
+                              group='kubernetes')
+        certificates = {c.uuid: types.SimpleNamespace(
+            pem=pem or 'PEM of ' + name) for name, c in clusters.items()}
+
+        def get_cluster(ident):
+            if ident not in clusters:
+                raise magnum_exc.NotFound()
+            return clusters[ident]
+        fake = types.SimpleNamespace(
+            clusters=types.SimpleNamespace(get=get_cluster),
+            certificates=types.SimpleNamespace(get=certificates.__getitem__))
+        self.patchobject(magnum.MagnumClientPlugin, '_create',
+                         return_value=fake)
 
 
 class ClientPluginTest(PluginTestCase):
@@ -138,22 +166,7 @@ class ClientPluginTest(PluginTestCase):
         self.assertIs(edge, self.plugin.kube('edge'))
         self.assertIsNot(edge, self.plugin.kube())
 
-    def _stand_in_magnum(self, clusters):
-        """Magnum cannot run here: a stand-in for python-magnumclient."""
-        certificates = {c.uuid: types.SimpleNamespace(pem='PEM of ' + name)
-                        for name, c in clusters.items()}
-
-        def get_cluster(ident):
-            if ident not in clusters:
-                raise magnum_exc.NotFound()
-            return clusters[ident]
-        fake = types.SimpleNamespace(
-            clusters=types.SimpleNamespace(get=get_cluster),
-            certificates=types.SimpleNamespace(get=certificates.__getitem__))
-        self.patchobject(magnum.MagnumClientPlugin, '_create',
-                         return_value=fake)
-
-    def test_magnum_cluster_endpoint_and_ca(self):
+    def test_magnum_cluster_endpoint_and_ca_from_a_stand_in(self):
         cluster = types.SimpleNamespace
         self._stand_in_magnum({
             'prod': cluster(uuid='u1', status='CREATE_COMPLETE',
@@ -173,6 +186,7 @@ class ClientPluginTest(PluginTestCase):
                           'missing')
 
     def test_http_endpoints_refused_wherever_they_come_from(self):
+        # Magnum's answer from a stand-in (_stand_in_magnum).
         self._stand_in_magnum({'plain': types.SimpleNamespace(
             uuid='u3', status='CREATE_COMPLETE',
             api_address='http://10.2.0.8:8080')})
@@ -258,11 +272,9 @@ class ClientPluginTest(PluginTestCase):
         self.assertIs(self.plugin.kube(), self.plugin.kube(''))
 
     def test_kubeconfig_for_testing(self):
-        with tempfile.NamedTemporaryFile('w', suffix='.yaml',
-                                         delete=False) as f:
-            f.write(KUBECONFIG)
-        self.addCleanup(os.unlink, f.name)
-        cfg.CONF.set_override('kubeconfig', f.name, group='kubernetes')
+        cfg.CONF.set_override('kubeconfig',
+                              self.useFixture(KubeconfigFile()).path,
+                              group='kubernetes')
         kube_client = self.plugin.client()
         self.assertEqual('https://127.0.0.1:6443',
                          kube_client.api.configuration.host)
@@ -307,10 +319,12 @@ class OnTheWireTest(PluginTestCase):
 
 class TrusteeAuth:
     """Stands in for the [trustee] auth plugin of a trust-scoped context:
-    each authentication is a new token, valid for `lifetime` seconds."""
+    each authentication is a new token, valid for `lifetime` seconds,
+    carrying `roles` (hand-made, as Keystone lists a trust's roles)."""
 
-    def __init__(self, issued, lifetime=3600):
+    def __init__(self, issued, lifetime=3600, roles=()):
         self.issued, self.lifetime = issued, lifetime
+        self.roles = roles
         self.auth_ref = None
 
     def get_access(self, session):
@@ -320,7 +334,9 @@ class TrusteeAuth:
                        datetime.timedelta(seconds=self.lifetime))
             self.auth_ref = access.create(
                 body={'token': {'expires_at': expires.isoformat(),
-                                'methods': ['password']}},
+                                'methods': ['password'],
+                                'roles': [{'id': r, 'name': r}
+                                          for r in self.roles]}},
                 auth_token=self.issued[-1])
         return self.auth_ref
 
@@ -389,7 +405,9 @@ class KeystoneMemoryTest(PluginTestCase):
         self._host(utils.dummy_context(tenant_id='p1'))
         self.assertEqual(['p1', 'p1'], self.looked_up)
 
-    def test_magnum_cluster_remembered_per_cluster(self):
+    def test_stand_in_magnum_cluster_remembered_per_cluster(self):
+        cfg.CONF.set_override('allow_magnum_clusters', True,
+                              group='kubernetes')
         fetched = []
         self.patchobject(client.KubernetesClientPlugin, '_magnum_endpoint',
                          autospec=True, side_effect=lambda plugin, name: (

@@ -27,6 +27,8 @@ from tests.unit import heat_harness  # first: sets up Heat
 
 import copy
 
+from oslo_config import cfg
+
 from tests.unit.heat_harness import deployment
 from tests.unit.heat_harness import template
 
@@ -213,6 +215,42 @@ class BadInputTest(heat_harness.KubernetesTestCase):
                            'resources.web.properties.wait',
                            '"soon" is not a valid boolean')
 
+    def test_a_magnum_cluster_while_magnum_clusters_are_off(self):
+        # Refused for every type, the generic one and Objects included,
+        # without asking Magnum (unit tests reach no network).
+        for tmpl in (
+                template({'web': deployment(cluster='prod')}),
+                template({'c': _typed('ConfigMap', data={'k': 'v'},
+                                      cluster='prod')}),
+                template({'c': _typed('Objects', cluster='prod', manifests=[
+                    {'apiVersion': 'v1', 'kind': 'ConfigMap',
+                     'metadata': {'name': 'c'}}])})):
+            self.assertRefused(
+                tmpl, '.properties.cluster: ',
+                "cluster 'prod' is not one of [kubernetes] clusters, and "
+                'Magnum clusters are off',
+                '[kubernetes] allow_magnum_clusters lets templates name '
+                'Magnum clusters')
+
+    def test_a_magnum_cluster_from_a_parameter(self):
+        tmpl = template({'web': deployment(cluster={'get_param': 'c'})},
+                        parameters={'c': {'type': 'string',
+                                          'default': ''}})
+        self.assertAccepted(tmpl)
+        self.assertRefused(tmpl, 'resources.web.properties.cluster',
+                           params={'c': 'prod'})
+
+    def test_clusters_the_operator_allows(self):
+        tmpl = template({'web': deployment(cluster='edge')})
+        cfg.CONF.set_override('clusters', {'edge': 'https://10.1.0.5:6443'},
+                              group='kubernetes')
+        self.assertAccepted(tmpl)
+        cfg.CONF.set_override('clusters', {}, group='kubernetes')
+        self.assertRefused(tmpl, "cluster 'edge'")
+        cfg.CONF.set_override('allow_magnum_clusters', True,
+                              group='kubernetes')
+        self.assertAccepted(tmpl)
+
     # --- what template validate cannot know yet ------------------------------
 
     def test_a_parameter_with_a_value_is_checked(self):
@@ -294,6 +332,8 @@ class OneObjectOneResourceTest(heat_harness.KubernetesTestCase):
             'b': _typed('Namespace', name='team')}), 'a', 'b')
 
     def test_different_objects_are_accepted(self):
+        cfg.CONF.set_override('clusters', {'edge': 'https://10.1.0.5:6443'},
+                              group='kubernetes')
         self.assertAccepted(template({
             'cm': _typed('ConfigMap', name='app'),
             'secret': _typed('Secret', name='app'),

@@ -29,6 +29,7 @@ from heat.common import short_id
 from oslo_config import cfg
 
 from heat_k8s import kinds
+from heat_k8s.client import clientplugin
 from heat_k8s.kinds import fieldrules
 from heat_k8s.kinds import labels
 from heat_k8s.kinds import naming
@@ -220,10 +221,17 @@ class Manifested(literal.CheckedBeforeCreate):
             if error:
                 raise self._invalid('%s name %r: %s' % (kind, props[NAME],
                                                         error), NAME)
+        self._validate_cluster(props)
         if self.namespaced(props, discover=False) is not False:
             self._validate_namespace(props)
         self.validate_body(props)
         self._validate_unique(props)
+
+    def _validate_cluster(self, props):
+        """Refuse a cluster the operator does not let templates name."""
+        refusal = clientplugin.cluster_refusal(props[CLUSTER])
+        if refusal is not None:
+            raise self._invalid(refusal, CLUSTER)
 
     def _validate_unique(self, props):
         """Refuse a second resource of the stack naming the same object."""
