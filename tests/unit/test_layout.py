@@ -117,7 +117,8 @@ def cycles(graph):
 MAY_IMPORT = {
     'kinds': (), 'rendering': (), 'secrecy': (), 'enginefixes': (),
     'client': ('kinds', 'config'), 'waiting': ('kinds', 'client.apierrors'),
-    'export': ('kinds', 'client'), 'plugin': ('enginefixes', 'resources'),
+    'export': ('kinds', 'client'),
+    'plugin': ('enginefixes', 'resources', 'client'),
     'config': ('enginefixes',), 'resources': None, 'cmd': None,
 }
 
