@@ -75,6 +75,25 @@ function heat_k8s_keystone_auth_notes {
         "(member)."
 }
 
+function apply_heat_k8s_project_isolation {
+    # The cluster's project isolation (etc/project-isolation.yaml), applied
+    # with the cluster admin's kubeconfig, which only this step reads.
+    local manifest=$HEAT_K8S_DIR/etc/project-isolation.yaml
+    if [[ $HEAT_K8S_PROJECT_ISOLATION != True ]]; then
+        return
+    fi
+    if [[ -z $HEAT_K8S_ADMIN_KUBECONFIG ]]; then
+        warn $LINENO "HEAT_K8S_ADMIN_KUBECONFIG is not set: a cluster" \
+            "administrator must apply $manifest, and give each project" \
+            "namespace a NetworkPolicy admitting its own pods (see the" \
+            "install guide); until then projects reach each other"
+        return
+    fi
+    kubectl --kubeconfig "$HEAT_K8S_ADMIN_KUBECONFIG" apply -f "$manifest" \
+        || die $LINENO "could not apply $manifest: does the cluster's" \
+            "network plugin implement BaselineAdminNetworkPolicy?"
+}
+
 function restart_heat_engine_if_running {
     # Heat's plugin starts h-eng in its extra phase, after this plugin's
     # post-config; restart only an engine that already runs (a re-run, or
@@ -93,6 +112,7 @@ if is_service_enabled heat-k8s; then
         echo_summary "Configuring heat-k8s in $HEAT_CONF"
         configure_heat_k8s
         restart_heat_engine_if_running
+        apply_heat_k8s_project_isolation
         heat_k8s_keystone_auth_notes
     fi
     # unstack, clean: nothing of ours runs; the package and the catalog

@@ -240,22 +240,31 @@ keys_opts = [
              'front, run `heat-k8s-keys reseal`, and only then remove the '
              "old key. Unset, nothing can be sealed; Heat's sample key, a "
              'key under 256 bits or one that is not random disables '
-             'sealing, and heat-engine logs which key is wrong.'),
+             'sealing. A key that could be guessed (text, a passphrase, a '
+             'pattern) never seals; listed after a good key it still opens '
+             'what it sealed, until resealed. heat-engine logs at start, '
+             'in one line, which key is wrong.'),
     cfg.StrOpt(
         'digest_key', secret=True,
         help='Key of the fingerprints and content checksums that stand in '
-             'for secret values (32 random bytes, URL-safe base64), apart '
-             'from sealing_keys so that rotating those changes no digest. '
-             'Derived per project, so a digest made in one project says '
-             'nothing about another. Unset, derived from '
-             'auth_encryption_key. Changing it changes every digest once: '
-             'the next update of each stack rewrites its Secrets and rolls '
-             'the pods that use them.'),
+             'for secret values (32 random bytes, URL-safe base64, as '
+             '`heat-k8s-keys generate` prints it), apart from sealing_keys '
+             'so that rotating those changes no digest. Derived per '
+             'project, so a digest made in one project says nothing about '
+             'another. Unset, derived from auth_encryption_key, which must '
+             "then be random (not Heat's sample key, 128 bits or more, not "
+             'text); otherwise every resource with secret values is refused '
+             'and heat-engine logs at start that this option is to be set. '
+             '`heat-k8s-keys digest-key` prints the value that keeps the '
+             'digests auth_encryption_key gives. Changing it changes every '
+             'digest once: the next update of each stack rewrites its '
+             'Secrets and rolls the pods that use them.'),
     cfg.BoolOpt(
         'open_legacy_references', default=True,
         help='Open references made before key ids, with a key derived from '
              'auth_encryption_key. Turn off once `heat-k8s-keys reseal` '
-             'has resealed every project.'),
+             'has resealed every project (it changes no digest), and on a '
+             'new cloud, which has no such references.'),
 ]
 
 cfg.CONF.register_opts(kubernetes_opts, group=GROUP)

@@ -16,9 +16,12 @@
 
 ``generate`` prints a new key for ``[heat_k8s] sealing_keys`` or
 ``digest_key``; ``check`` says whether heat.conf's keys are usable and
-which key seals (ids only, never a key); ``reseal PROJECT...`` moves the
-projects' references to the newest key (heat_k8s.secrecy.resealing), on a host
-with heat-engine's configuration and database.
+which key seals (ids only, never a key), and exits 1 when a key is
+missing or could be guessed; ``digest-key`` prints the ``digest_key`` that
+keeps the digests ``auth_encryption_key`` keys while it is unset (refused
+when that key could be guessed); ``reseal PROJECT...`` moves the
+projects' references to the newest key (heat_k8s.secrecy.resealing), on a
+host with heat-engine's configuration and database.
 """
 
 import argparse
@@ -36,6 +39,8 @@ def main(argv=None):
     sub = parser.add_subparsers(dest='command', required=True)
     sub.add_parser('generate', help='Print a new random key.')
     sub.add_parser('check', help="Check heat.conf's keys; print key ids.")
+    sub.add_parser('digest-key', help='Print the digest_key that keeps '
+                   'the digests keyed from auth_encryption_key.')
     reseal = sub.add_parser('reseal', help='Reseal projects under the '
                             'newest sealing key.')
     reseal.add_argument('projects', nargs='+', metavar='PROJECT_ID')
@@ -44,17 +49,41 @@ def main(argv=None):
         print(keyring.generate())
         return 0
     ring = _configured_keyring(args.config_file)
-    if ring.problem or ring.digest_problem:
-        print('heat-k8s-keys: %s' % (ring.problem or ring.digest_problem),
-              file=sys.stderr)
-        return 1
-    if not ring.key_ids:
-        print('heat-k8s-keys: %s' % keyring.NO_KEYS, file=sys.stderr)
-        return 1
     if args.command == 'check':
-        print('sealing keys (newest first): %s' % ' '.join(ring.key_ids))
-        return 0
+        return _check(ring)
+    if args.command == 'digest-key':
+        return _digest_key(ring)
+    if ring.sealing_problem:
+        print('heat-k8s-keys: %s' % ring.sealing_problem, file=sys.stderr)
+        return 1
     return _reseal(args.projects, ring)
+
+
+def _check(ring):
+    """0 when every key is usable and none could be guessed, else 1 with
+    each finding (the option to set) on stderr."""
+    if ring.key_ids:
+        print('sealing keys (newest first): %s' % ' '.join(ring.key_ids))
+    if not ring.digest_problem:
+        print('digests keyed from %s' % ring.digest_source)
+    found = ring.findings()
+    for finding in found:
+        print('heat-k8s-keys: %s' % finding, file=sys.stderr)
+    return 1 if found else 0
+
+
+def _digest_key(ring):
+    from oslo_config import cfg
+    if ring.digest_source == 'digest_key':
+        print('heat-k8s-keys: digest_key is set already; digests are '
+              'keyed from it', file=sys.stderr)
+        return 1
+    try:
+        print(keyring.digest_key_from(cfg.CONF.auth_encryption_key))
+    except keyring.KeyringError as exc:
+        print('heat-k8s-keys: %s' % exc, file=sys.stderr)
+        return 1
+    return 0
 
 
 def _configured_keyring(config_files):
@@ -63,7 +92,7 @@ def _configured_keyring(config_files):
 
     from heat_k8s.resources.shared import sensitive
     cfg.CONF([], project='heat', default_config_files=config_files or None)
-    return sensitive.keyring()
+    return sensitive.configured()
 
 
 def _reseal(projects, ring):

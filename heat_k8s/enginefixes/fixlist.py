@@ -23,9 +23,8 @@ is the module's, the option's and the patch file's.
 import importlib
 
 FIXES = ('astfix', 'yaqlfix', 'preemptfix', 'purgefix', 'leafpace',
-         'threadfix', 'eventfix', 'strandfix')
-# Heat's template parser; heat-api applies these too (apistartup).
-FIXES += ('dupkeyfix',)
+         'threadfix', 'eventfix', 'cryptfix', 'strandfix', 'dupkeyfix')
+# Heat's template parser: heat-api applies it too (apistartup).
 API_FIXES = ('dupkeyfix',)
 
 

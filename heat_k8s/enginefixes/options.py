@@ -67,6 +67,12 @@ engine_fix_opts = [
             "Dispatch a stack's events without a thread when it has no "
             'event sinks, and in the caller\'s thread when its thread group '
             'is full, rather than fail the resource (Heat 25 and later)'),
+    _switch('cryptfix', True,
+            'With encrypt_parameters_and_properties: encrypt a hidden '
+            'parameter whose value is not text (a json map or list, a '
+            'number, a boolean) as its JSON text and read it back as that '
+            "value. Heat's encryption takes text only, so storing such a "
+            "stack fails (a nested stack's delete)"),
     _switch('strandfix', False,
             'Mark FAILED a convergence stack left IN_PROGRESS by a '
             'heat-engine that died while it checked one of its resources '

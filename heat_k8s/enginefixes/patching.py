@@ -17,21 +17,29 @@
 import inspect
 
 MARK = 'heat_k8s_patched'
+# What a replacement stands in for, as owner held it (for restore()).
+_REPLACED = 'heat_k8s_replaced'
+# Held in a class as these, a method is wrapped inside them.
+_DESCRIPTORS = (staticmethod, classmethod)
 
 
 def wrap_once(owner, name, wrapper):
     """Set owner.<name> to wrapper(owner.<name>), unless already done.
 
     The wrapper keeps what it replaced as ``__wrapped__`` (functools.wraps
-    does), so that probes read Heat's own code and restore() undoes it.
+    does), so that probes read Heat's own code and restore() undoes it. A
+    staticmethod or classmethod is wrapped inside and stays one.
     """
-    current = getattr(owner, name)
     if patched(owner, name):
         return
+    stored = held(owner, name)
+    kind = type(stored) if isinstance(stored, _DESCRIPTORS) else None
+    current = stored.__func__ if kind else getattr(owner, name)
     replacement = wrapper(current)
     replacement.__wrapped__ = current
     setattr(replacement, MARK, True)
-    setattr(owner, name, replacement)
+    setattr(replacement, _REPLACED, stored if kind else current)
+    setattr(owner, name, kind(replacement) if kind else replacement)
 
 
 def wrapping(owner, name, wrapper):
@@ -59,7 +67,16 @@ def original(owner, name):
 def restore(owner, name):
     """Undo wrap_once (for tests: Heat as it was)."""
     if patched(owner, name):
-        setattr(owner, name, original(owner, name))
+        setattr(owner, name, getattr(getattr(owner, name), _REPLACED))
+
+
+def held(owner, name):
+    """owner.<name> as stored, before a descriptor binds it (a class's
+    attribute, or its base's); the same object on every call."""
+    for klass in getattr(owner, '__mro__', ()):
+        if name in vars(klass):
+            return vars(klass)[name]
+    return getattr(owner, name, None)
 
 
 def source(owner, name):

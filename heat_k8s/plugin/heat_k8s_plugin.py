@@ -21,6 +21,7 @@ Set ``[DEFAULT] plugin_dirs`` to include this directory; the console script
 from heat_k8s.client import clientplugin
 from heat_k8s.enginefixes import startup
 from heat_k8s.resources.registry import available_resource_mapping  # noqa: F401
+from heat_k8s.resources.shared import sensitive
 
 # The engine fixes this Heat needs and the operator allows, each probed
 # first; one log line says which were applied and which skipped, and why
@@ -30,3 +31,7 @@ startup.apply_all()
 # TLS verification of the Kubernetes client turned off is said at start,
 # naming the option (heat_k8s.client.exposure).
 clientplugin.warn_at_start()
+
+# One log line: the keys of secret references and digests, or what they
+# refuse and which option to set (never a key; never stops heat-engine).
+sensitive.announce()

@@ -27,7 +27,6 @@ from heat.engine import properties
 from heat.engine import resource
 
 from heat_k8s.resources.shared import sensitive
-from heat_k8s.secrecy import keyring
 from heat_k8s.secrecy import sealing
 
 PROPERTIES = (LENGTH, FORMAT, SALT, VALUE) = (
@@ -98,9 +97,9 @@ class RandomSecret(sensitive.Fingerprinted, resource.Resource):
     def validate(self):
         super().validate()
         ring = sensitive.keyring()
-        if not ring.key_ids:   # refused at template validate, not create
+        if ring.sealing_problem:   # refused at validate, not at create
             raise exception.StackValidationFailed(message='%s: %s' % (
-                self.name, ring.problem or keyring.NO_KEYS))
+                self.name, ring.sealing_problem))
 
     def handle_create(self):
         self._seal(self._typed(self.properties[VALUE]) or

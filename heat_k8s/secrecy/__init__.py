@@ -16,9 +16,10 @@
 with them.
 
 ``keyring`` (the operator's keys, derived per purpose and project),
-``sealing`` (secret references), ``envelope`` (data sealed to a docker
-host's own key) and ``resealing`` (moving a project's references to the
-newest key, in Heat's database). ``keyring``, ``sealing`` and
+``keystrength`` (whether a key's text could be guessed), ``sealing``
+(secret references), ``envelope`` (data sealed to a docker host's own
+key) and ``resealing`` (moving a project's references to the newest key,
+in Heat's database). ``keyring``, ``keystrength``, ``sealing`` and
 ``envelope`` are pure and import nothing of heat_k8s above this package;
 ``resealing`` alone imports Heat (its database), and only
 ``heat-k8s-keys`` imports it.

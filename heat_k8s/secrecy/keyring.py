@@ -26,27 +26,35 @@ Digests are keyed from ``[heat_k8s] digest_key``, one key apart from the
 sealing keys, so rotating sealing keys changes no fingerprint or checksum
 (a changed checksum rolls pods). Unset, digests are keyed from Heat's
 ``auth_encryption_key``, derived per purpose and project as well.
-Without sealing keys nothing new can be sealed. Pure: no Heat, no network.
+
+No key that could be guessed (keystrength) seals or keys a digest: the
+digest and the seal refuse, naming the option to set, and findings()
+lists every such state for heat-engine's start and `heat-k8s-keys check`.
+An older sealing key that parses but could be guessed still opens what it
+sealed, so `heat-k8s-keys reseal` can move it to a good key. Pure: no
+Heat, no network.
 """
 
 import base64
 import binascii
 import hashlib
+import string
 
 from cryptography import fernet
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf import hkdf
 
+from heat_k8s.secrecy import keystrength
+
 PURPOSES = (SEAL, FINGERPRINT, CHECKSUM) = ('seal', 'fingerprint', 'checksum')
 KEY_BYTES = 32
-# Heat's default and sample auth_encryption_key, and the sample values of
-# guides that people copy: never a key.
-SAMPLE_KEYS = frozenset((
-    'notgood but just long enough i t',
-    'notgood but just long enough i think',
-))
+SAMPLE_KEYS = keystrength.SAMPLE_KEYS
+GENERATE = '`heat-k8s-keys generate` prints one'
+PUT_FIRST = ('put a new key first in [heat_k8s] sealing_keys (%s)'
+             % GENERATE)
 NO_KEYS = ('no sealing key: the operator sets [heat_k8s] sealing_keys '
            '(`heat-k8s-keys generate` makes one)')
+_PRINTABLE = frozenset(string.printable.encode('ascii'))
 _LEGACY_INFO = b'heat-k8s secret references v1'
 
 
@@ -55,8 +63,13 @@ class KeyringError(Exception):
 
 
 def generate():
-    """A new random key, as sealing_keys wants it."""
-    return fernet.Fernet.generate_key().decode('ascii')
+    """A new random key, as sealing_keys and digest_key want it."""
+    while True:
+        # A random key can, very rarely, read as a pattern or text: it is
+        # drawn again, so no key printed here is ever refused.
+        key = fernet.Fernet.generate_key().decode('ascii')
+        if not weakness(key):
+            return key
 
 
 def parse(text, position=1):
@@ -77,6 +90,34 @@ def parse(text, position=1):
     return raw
 
 
+def weakness(text):
+    """Why a key that parses could still be guessed, or None: its text
+    (keystrength), or bytes that are text (a passphrase in base64)."""
+    why = keystrength.weakness(text)
+    if why:
+        return why
+    raw = base64.urlsafe_b64decode(text.strip().encode('ascii'))
+    if set(raw) <= _PRINTABLE:
+        return 'is text in base64 (a passphrase), not random bytes'
+    return None
+
+
+def digest_key_from(legacy):
+    """The digest_key that keys digests as auth_encryption_key legacy
+    does when digest_key is unset (URL-safe base64), or KeyringError."""
+    why = keystrength.weakness(legacy)
+    if why:
+        raise KeyringError('auth_encryption_key %s: the digests keyed '
+                           'from it could be computed by anyone, so they '
+                           'must change: set [heat_k8s] digest_key (%s)'
+                           % (why, GENERATE))
+    return base64.urlsafe_b64encode(_legacy_root(legacy)).decode('ascii')
+
+
+def _legacy_root(legacy):
+    return hashlib.sha256(legacy.encode('utf-8')).digest()
+
+
 def key_id(raw):
     """A short public name for a key: it says nothing of the key."""
     return 'k' + _derive(raw, b'heat-k8s key id')[:4].hex()
@@ -93,40 +134,97 @@ def _info(purpose, project):
 
 class Keyring(object):
     """sealing_keys (texts, newest first), the digest key and the legacy
-    key (auth_encryption_key), each if any.
+    key (auth_encryption_key), each if any; open_legacy: whether
+    references made before key ids open.
 
     Bad keys are not raised at construction (heat-engine must start):
-    problem says why, and what needs the key refuses with it.
+    problem and digest_problem say why, what needs the key refuses with
+    it, and findings() lists them.
     """
 
-    def __init__(self, keys=(), digest=None, legacy=None):
-        self._keys, self.problem = [], None
+    def __init__(self, keys=(), digest=None, legacy=None, open_legacy=True):
+        self._keys, self.problem, self._weak = [], None, []
         for position, text in enumerate(keys or (), 1):
             try:
                 self._keys.append(parse(text, position))
             except KeyringError as exc:
-                self.problem = str(exc)
+                self.problem = '%s: fix [heat_k8s] sealing_keys (%s)' % (
+                    exc, GENERATE)
+                continue
+            why = weakness(text)
+            if why:
+                self._weak.append((position, why))
         if self.problem:
             self._keys = []
         self._by_id = {key_id(raw): raw for raw in self._keys}
         self._legacy = legacy
-        self._digest, self.digest_problem = None, None
+        self._open_legacy = open_legacy
+        # The option digests are keyed from, their root key, or why none.
+        self.digest_source = 'digest_key' if digest else 'auth_encryption_key'
+        self._digest, self.digest_problem = self._digest_root(digest, legacy)
+
+    @staticmethod
+    def _digest_root(digest, legacy):
+        """(root key of digests, None) or (None, why there is none)."""
         if digest:
             try:
-                self._digest = parse(digest)
+                raw = parse(digest)
             except KeyringError as exc:
-                self.digest_problem = str(exc).replace(
-                    'sealing key 1', 'digest_key')
+                return None, '%s: set a new one (%s)' % (
+                    str(exc).replace('sealing key 1', 'digest_key'),
+                    GENERATE)
+            why = weakness(digest)
+            if why:
+                return None, 'digest_key %s: set a new one (%s)' % (
+                    why, GENERATE)
+            return raw, None
+        why = keystrength.weakness(legacy)
+        if why:
+            return None, ('digest_key is unset and auth_encryption_key, '
+                          'which keys digests then, %s: set [heat_k8s] '
+                          'digest_key (%s)' % (why, GENERATE))
+        return _legacy_root(legacy), None
 
     @property
     def key_ids(self):
         """Key ids, newest first."""
         return [key_id(raw) for raw in self._keys]
 
+    def findings(self):
+        """Every state in which a key is missing or could be guessed, each
+        naming the option to set (never a key)."""
+        found = [self.problem] if self.problem else []
+        if not self.problem and not self._keys:
+            found.append(NO_KEYS)
+        found += ['sealing key %d %s: %s, run `heat-k8s-keys reseal`, then '
+                  'remove this one' % (position, why, PUT_FIRST)
+                  for position, why in self._weak]
+        if self.digest_problem:
+            found.append(self.digest_problem)
+        if self._open_legacy and self._legacy:
+            why = keystrength.weakness(self._legacy)
+            if why:
+                found.append(
+                    'open_legacy_references opens references made before '
+                    'key ids with a key from auth_encryption_key, which '
+                    '%s: run `heat-k8s-keys reseal` for every project, '
+                    'then set [heat_k8s] open_legacy_references = false'
+                    % why)
+        return found
+
+    @property
+    def sealing_problem(self):
+        """Why nothing can be sealed, or None."""
+        if not self._keys:
+            return self.problem or NO_KEYS
+        if self._weak and self._weak[0][0] == 1:
+            return 'sealing key 1 %s: %s' % (self._weak[0][1], PUT_FIRST)
+        return None
+
     def sealer(self, project):
         """(key id, Fernet) of the newest key for project."""
-        if not self._keys:
-            raise KeyringError(self.problem or NO_KEYS)
+        if self.sealing_problem:
+            raise KeyringError(self.sealing_problem)
         raw = self._keys[0]
         return key_id(raw), _fernet(_derive(raw, _info(SEAL, project)))
 
@@ -141,7 +239,7 @@ class Keyring(object):
     def legacy_opener(self):
         """The Fernet of references made before key ids (one cloud-wide
         key derived from auth_encryption_key), or None."""
-        if not self._legacy:
+        if not (self._open_legacy and self._legacy):
             return None
         return _fernet(hkdf.HKDF(
             algorithm=hashes.SHA256(), length=KEY_BYTES, salt=None,
@@ -151,9 +249,7 @@ class Keyring(object):
         """The HMAC key of purpose (FINGERPRINT, CHECKSUM) for project."""
         if self.digest_problem:
             raise KeyringError(self.digest_problem)
-        root = self._digest or hashlib.sha256(
-            (self._legacy or '').encode('utf-8')).digest()
-        return _derive(root, _info(purpose, project))
+        return _derive(self._digest, _info(purpose, project))
 
 
 def _fernet(raw):

@@ -63,9 +63,9 @@ class LocalCloud(object):
     def ca_file(self):
         return os.path.join(self.state_dir, 'pki', 'ca.crt')
 
-    def run(self, *argv, os_cloud='demo', check=True):
+    def run(self, *argv, os_cloud='demo', check=True, stdin=None):
         return cloud.run(argv, check=check, timeout=CLI_TIMEOUT,
-                         env=dict(self.env, OS_CLOUD=os_cloud))
+                         env=dict(self.env, OS_CLOUD=os_cloud), input=stdin)
 
     def openstack(self, *args, os_cloud='demo'):
         """`openstack ... -f json` as `os_cloud`; the parsed answer."""
@@ -75,12 +75,12 @@ class LocalCloud(object):
     def token(self, os_cloud):
         return self.openstack('token', 'issue', os_cloud=os_cloud)
 
-    def kubectl(self, token, *args, check=False):
+    def kubectl(self, token, *args, check=False, stdin=None):
         """kubectl with a bearer token only (no kubeconfig credential)."""
         return self.run('kubectl', '--kubeconfig=/dev/null',
                         '--server=' + self.api_url,
                         '--certificate-authority=' + self.ca_file,
-                        '--token=' + token, *args, check=check)
+                        '--token=' + token, *args, check=check, stdin=stdin)
 
 
 STATE_DIR = 'HEAT_K8S_E2E_STATE_DIR'

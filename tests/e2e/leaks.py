@@ -229,9 +229,9 @@ def allowed(source, name):
     if source == PODMAN_INSPECT:   # the host's root: the variables only
         return name in SECRET_ENV.values() or SECRET_VARIABLE.fullmatch(
             name) is not None
-    # A typed hidden parameter: Heat stores it and exports it in clear.
-    return (source in (EXPORT_PARAMETERS, HEAT_DATABASE) and
-            name == 'admin password')
+    # A typed hidden parameter: Heat exports it in clear (its database
+    # holds it encrypted: encrypt_parameters_and_properties).
+    return source == EXPORT_PARAMETERS and name == 'admin password'
 
 
 def leaks(hits):
@@ -460,7 +460,9 @@ class Collector(object):
             for path, content in host_files(root, prefix)]
 
     def database(self):
-        """Heat's database, every table, as its operator dumps it."""
+        """Heat's database, every table, as its operator dumps it (hidden
+        parameters and properties are stored encrypted: heat.conf's
+        encrypt_parameters_and_properties)."""
         socket = os.path.join(self.localcloud.state_dir, 'mariadb',
                               'mysqld.sock')
         dumped = self.localcloud.run(

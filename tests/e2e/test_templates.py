@@ -39,6 +39,7 @@ import uuid
 import pytest
 
 from heat_k8s.secrecy import envelope
+from tests.e2e import connect
 from tests.e2e import controlplane_clients
 from tests.e2e import leaks
 from tests.e2e import stacks
@@ -466,63 +467,6 @@ def test_kubernetes_issues_tokens(localcloud, kube_identity):
 
 
 DEPLOYMENT_LABEL = 'heat-k8s.io/deployment'
-# Seconds a probe pod waits for its connection (a dropped SYN is retried
-# after 1 s and 3 s: the controller may learn a new pod's address late).
-CONNECT_TIMEOUT = 6
-
-
-def connect_pod(name, address, port, image, labels=None):
-    """A pod that exits 0 when it opens a TCP connection to address:port
-    within CONNECT_TIMEOUT seconds (bash's /dev/tcp), else non-zero."""
-    return {
-        'apiVersion': 'v1', 'kind': 'Pod',
-        'metadata': {'name': name, 'labels': dict(labels or {})},
-        'spec': {
-            'restartPolicy': 'Never',
-            'automountServiceAccountToken': False,
-            'enableServiceLinks': False,
-            'terminationGracePeriodSeconds': 0,
-            'containers': [{
-                'name': 'connect', 'image': image,
-                'command': ['timeout', str(CONNECT_TIMEOUT), 'bash', '-c',
-                            'exec 3<>"/dev/tcp/$0/$1"', address, str(port)],
-            }]}}
-
-
-def run_connect_pods(localcloud, pods):
-    """Run {(project, namespace): pod} at once; {pod name: exit code}."""
-    tokens = {project: localcloud.token(project)['id']
-              for project, _ in pods}
-    for (project, namespace), pod in pods.items():
-        result = cloud.run(
-            ['kubectl', '--kubeconfig=/dev/null',
-             '--server=' + localcloud.api_url,
-             '--certificate-authority=' + localcloud.ca_file,
-             '--token=' + tokens[project], '-n', namespace, 'create',
-             '-f', '-'], input=json.dumps(pod), env=localcloud.env,
-            check=False, timeout=60)
-        assert result.returncode == 0, result.stderr
-    codes = {}
-    deadline = time.monotonic() + 60 + CONNECT_TIMEOUT
-    try:
-        while len(codes) < len(pods):
-            assert time.monotonic() < deadline, codes
-            time.sleep(1)
-            for (project, namespace), pod in pods.items():
-                name = pod['metadata']['name']
-                shown = json.loads(localcloud.kubectl(
-                    tokens[project], '-n', namespace, 'get', 'pod', name,
-                    '-o', 'json', check=True).stdout)
-                for status in shown['status'].get('containerStatuses', []):
-                    done = status['state'].get('terminated')
-                    if done:
-                        codes[name] = done['exitCode']
-    finally:
-        for (project, namespace), pod in pods.items():
-            localcloud.kubectl(tokens[project], '-n', namespace, 'delete',
-                               'pod', pod['metadata']['name'],
-                               '--wait=false', '--ignore-not-found')
-    return codes
 
 
 def test_kubernetes_other_project_cannot_reach_the_database(
@@ -552,10 +496,10 @@ def test_kubernetes_other_project_cannot_reach_the_database(
     suffix = uuid.uuid4().hex[:6]
     own = 'own-client-' + suffix
     other = 'other-client-' + suffix
-    codes = run_connect_pods(localcloud, {
-        ('demo', kube.namespace): connect_pod(
+    codes = connect.run_connect_pods(localcloud, {
+        ('demo', kube.namespace): connect.connect_pod(
             own, address, 3306, image, {DEPLOYMENT_LABEL: deployment}),
-        ('other', localcloud.projects['other']): connect_pod(
+        ('other', localcloud.projects['other']): connect.connect_pod(
             other, address, 3306, image),
     })
     assert codes == {own: 0, other: 124}, codes

@@ -64,8 +64,11 @@ from heat_k8s.resources.registry import available_resource_mapping
 ENVIRONMENT_DIR = os.path.join(sys.prefix, 'etc', 'heat', 'environment.d')
 API_URL = 'https://k8s.example.invalid:6443'
 PROJECT_ID = '5f1c0a8e2b7d4c6f9e3a1b2c3d4e5f60'
-# A hand-made test key: 32 bytes, URL-safe base64, as sealing_keys wants.
-SEALING_KEY = 'dGhpcyBpcyBub3QgYSBzZWNyZXQga2V5IGF0IGFsbCE='
+# Hand-made test keys, printed once by `heat-k8s-keys generate`.
+SEALING_KEY = 'sK-HybJ3RHEoM_dalfk1CM8hTj1PuoRQtSQFRm3jVj4='
+DIGEST_KEY = 'ED8DTGO85TmZt6rPf-k-enO5LwwtO_-jv_235ZRfgPo='
+# Heat's own key, as a cloud sets it (32 random URL-safe characters).
+AUTH_ENCRYPTION_KEY = 'TGdNh5-KRbs-pKfgx1N5qIOfVsSMQihn'
 
 
 def fix_applies(name):
@@ -118,6 +121,9 @@ class KubernetesTestCase(common.HeatTestCase):
         cfg.CONF.set_override('ready_hold_seconds', 0, group='kubernetes')
         cfg.CONF.set_override('sealing_keys', [SEALING_KEY],
                               group=config.KEYS_GROUP)
+        cfg.CONF.set_override('digest_key', DIGEST_KEY,
+                              group=config.KEYS_GROUP)
+        cfg.CONF.set_override('auth_encryption_key', AUTH_ENCRYPTION_KEY)
         self.stacks = []
 
     def parse(self, template, params=None, stack_name=None):

@@ -158,3 +158,52 @@ class PhasesTest(unittest.TestCase):
         out = self.stack('post-config', HEAT_K8S_API_URL='https://k8s:6443')
         self.assertNotEqual(0, out.returncode)
         self.assertIn("'enable_plugin heat' before", out.stderr)
+
+    def fake_kubectl(self, status=0):
+        """kubectl in PATH: logs its argv and the manifest it applies."""
+        script = os.path.join(self.bin, 'kubectl')
+        with open(script, 'w') as f:
+            f.write('#!/bin/bash\nprintf "%%s\\n" "$@" > %s\n'
+                    'cp "${@: -1}" %s\nexit %d\n' % (
+                        shlex.quote(self.argv_log + '.kubectl'),
+                        shlex.quote(self.argv_log + '.applied'), status))
+        os.chmod(script, 0o700)
+
+    def post_config(self, **env):
+        self.fake_configure(real=False)
+        return self.stack(
+            'post-config', HEAT_K8S_API_URL='https://k8s:6443',
+            HEAT_K8S_DIR=REPO,
+            PATH=self.bin + os.pathsep + os.environ['PATH'], **env)
+
+    def test_post_config_applies_the_project_isolation(self):
+        self.fake_kubectl()
+        out = self.post_config(HEAT_K8S_ADMIN_KUBECONFIG='/etc/k8s/admin')
+        self.assertEqual(0, out.returncode, out.stderr)
+        manifest = os.path.join(REPO, 'etc', 'project-isolation.yaml')
+        with open(self.argv_log + '.kubectl') as f:
+            self.assertEqual(['--kubeconfig', '/etc/k8s/admin', 'apply',
+                              '-f', manifest], f.read().splitlines())
+        with open(self.argv_log + '.applied') as f, open(manifest) as g:
+            self.assertEqual(g.read(), f.read())
+
+    def test_a_cluster_refusing_the_isolation_stops_the_stack(self):
+        self.fake_kubectl(status=1)
+        out = self.post_config(HEAT_K8S_ADMIN_KUBECONFIG='/etc/k8s/admin')
+        self.assertNotEqual(0, out.returncode)
+        self.assertIn('BaselineAdminNetworkPolicy', out.stderr)
+
+    def test_without_an_admin_kubeconfig_it_says_what_to_apply(self):
+        self.fake_kubectl()
+        out = self.post_config()
+        self.assertEqual(0, out.returncode, out.stderr)
+        self.assertFalse(os.path.exists(self.argv_log + '.kubectl'))
+        with open(self.calls) as f:
+            self.assertIn('project-isolation.yaml', f.read())
+
+    def test_isolation_off_applies_nothing(self):
+        self.fake_kubectl()
+        out = self.post_config(HEAT_K8S_ADMIN_KUBECONFIG='/etc/k8s/admin',
+                               HEAT_K8S_PROJECT_ISOLATION='False')
+        self.assertEqual(0, out.returncode, out.stderr)
+        self.assertFalse(os.path.exists(self.argv_log + '.kubectl'))

@@ -31,6 +31,7 @@ import testtools
 
 from heat_k8s.enginefixes import fixlist
 from heat_k8s.enginefixes import options
+from heat_k8s.enginefixes import patching
 from heat_k8s.enginefixes import release
 from heat_k8s.enginefixes import startup
 
@@ -236,5 +237,7 @@ class DeprecatedOptionsTest(unittest.TestCase):
 
 
 def _targets(fix):
-    """What fix replaces, as it stands (identities, not equality)."""
-    return [id(getattr(owner, name, None)) for owner, name in fix.TARGETS]
+    """What fix replaces, as it stands (identities, not equality; as
+    stored, since a classmethod binds anew on every access)."""
+    return [id(patching.held(owner, name) if owner is not None else None)
+            for owner, name in fix.TARGETS]

@@ -21,6 +21,20 @@ import unittest
 from heat_k8s.secrecy import keyring
 
 KEY = keyring.generate()
+# Hand-made: an auth_encryption_key as a cloud sets it (32 random URL-safe
+# characters), and the digest key heat-k8s derived from it before this
+# release (recorded with heat_k8s at commit f757d4f, digest_key unset).
+AUTH_KEY = 'TGdNh5-KRbs-pKfgx1N5qIOfVsSMQihn'
+RECORDED = {
+    keyring.FINGERPRINT: '288085fcb087a3f7b0f19f989e7c6be5'
+                         '3d756e1a206eb1d0dae3105a0071dcad',
+    keyring.CHECKSUM: '6dd8df7855b085a7c0b41ebff807d2f6'
+                      'b47dccb6374ca1e41866d2ece4850def'}
+# What that release keyed digests from with open_legacy_references off
+# and digest_key unset: sha256(b''), which anyone can compute.
+PUBLIC_ROOT = ('683552b65ab6e3199d836ce1684befa1'
+               '98876ef660b6fc3703e658203247abed')
+SAMPLE = 'notgood but just long enough i t'
 
 
 class ParseTest(unittest.TestCase):
@@ -79,14 +93,136 @@ class DerivationTest(unittest.TestCase):
                          rotated.digest_key(keyring.FINGERPRINT, 'p'))
 
     def test_without_a_digest_key_digests_derive_from_the_legacy_key(self):
-        one = keyring.Keyring(legacy='a' * 32)
-        other = keyring.Keyring(legacy='b' * 32)
+        one = keyring.Keyring(legacy=AUTH_KEY)
+        other = keyring.Keyring(legacy=AUTH_KEY[::-1])
         self.assertNotEqual(one.digest_key(keyring.CHECKSUM, 'p'),
                             other.digest_key(keyring.CHECKSUM, 'p'))
         # Never the legacy key's own bytes.
-        self.assertNotEqual(b'a' * 32, one.digest_key(keyring.CHECKSUM, 'p'))
+        self.assertNotIn(AUTH_KEY.encode(),
+                         one.digest_key(keyring.CHECKSUM, 'p'))
+        self.assertEqual('auth_encryption_key', one.digest_source)
 
     def test_a_bad_digest_key_refuses_digests_naming_the_option(self):
         ring = keyring.Keyring([KEY], digest='too short')
         with self.assertRaisesRegex(keyring.KeyringError, 'digest_key'):
             ring.digest_key(keyring.FINGERPRINT, 'p')
+
+
+class GuessableTest(unittest.TestCase):
+    """No key anyone could compute seals or keys a digest, and every such
+    state is a finding that names the option to set."""
+
+    def assertRefusesDigests(self, ring, *words):
+        for word in words:
+            self.assertIn(word, ring.digest_problem)
+        with self.assertRaisesRegex(keyring.KeyringError, 'digest_key'):
+            ring.digest_key(keyring.FINGERPRINT, 'p')
+        self.assertIn(ring.digest_problem, ring.findings())
+
+    def test_digests_refuse_a_published_or_empty_auth_encryption_key(self):
+        for legacy, why in ((SAMPLE, 'published sample key'),
+                            ('', 'is empty'), (None, 'is empty'),
+                            ('MySuperSecretHeatEncryptionKey01',
+                             'looks like text')):
+            ring = keyring.Keyring([KEY], legacy=legacy)
+            self.assertRefusesDigests(
+                ring, 'digest_key is unset', 'auth_encryption_key', why,
+                'set [heat_k8s] digest_key')
+
+    def test_after_a_rotation_digests_are_not_keyed_from_nothing(self):
+        # open_legacy_references = false keyed digests from sha256(b'').
+        ring = keyring.Keyring([KEY], legacy=AUTH_KEY, open_legacy=False)
+        self.assertIsNone(ring.legacy_opener())
+        public = keyring._derive(bytes.fromhex(PUBLIC_ROOT),
+                                 keyring._info(keyring.FINGERPRINT, 'p'))
+        self.assertNotEqual(public,
+                            ring.digest_key(keyring.FINGERPRINT, 'p'))
+        self.assertEqual(RECORDED[keyring.FINGERPRINT],
+                         ring.digest_key(keyring.FINGERPRINT, 'p').hex())
+        self.assertEqual([], ring.findings())
+        without = keyring.Keyring([KEY], open_legacy=False)
+        self.assertRefusesDigests(without, 'is empty')
+
+    def test_a_guessable_digest_key_is_refused(self):
+        passphrase = base64.urlsafe_b64encode(
+            b'our digest key, typed by hand!!!').decode()
+        for digest, why in (('correct-horse-battery-staple-on-a-windy-hill',
+                             'looks like text'),
+                            (passphrase, 'text in base64'),
+                            (SAMPLE, 'sample key')):
+            ring = keyring.Keyring([KEY], digest=digest, legacy=AUTH_KEY)
+            self.assertRefusesDigests(ring, 'digest_key', why,
+                                      'heat-k8s-keys generate')
+            self.assertNotIn(digest, ring.digest_problem)
+
+    def test_a_guessable_sealing_key_never_seals_but_still_opens(self):
+        weak = 'correct-horse-battery-staple-on-a-windy-hill'
+        old = keyring.Keyring([weak])
+        self.assertIn('sealing key 1 looks like text', old.sealing_problem)
+        with self.assertRaisesRegex(keyring.KeyringError, 'sealing key 1'):
+            old.sealer('p')
+        # Sealed before this release, when the key was accepted: it opens,
+        # so `heat-k8s-keys reseal` moves it to a new key, which seals.
+        kid = keyring.key_id(keyring.parse(weak))
+        token = keyring._fernet(keyring._derive(
+            keyring.parse(weak), keyring._info(keyring.SEAL, 'p'))).encrypt(
+                b'value')
+        rotated = keyring.Keyring([KEY, weak], digest=KEY)
+        self.assertEqual(b'value', rotated.opener(kid, 'p').decrypt(token))
+        self.assertIsNone(rotated.sealing_problem)
+        self.assertEqual(keyring.key_id(keyring.parse(KEY)),
+                         rotated.sealer('p')[0])
+        found, = rotated.findings()
+        self.assertIn('sealing key 2 looks like text', found)
+        self.assertIn('run `heat-k8s-keys reseal`, then remove', found)
+        self.assertNotIn(weak, found)
+
+    def test_legacy_references_under_a_published_key_are_a_finding(self):
+        ring = keyring.Keyring([KEY], digest=KEY, legacy=SAMPLE)
+        found, = ring.findings()
+        self.assertIn('open_legacy_references', found)
+        self.assertIn('open_legacy_references = false', found)
+        # They still open, so that they can be resealed.
+        self.assertIsNotNone(ring.legacy_opener())
+        self.assertEqual([], keyring.Keyring(
+            [KEY], digest=KEY, legacy=SAMPLE, open_legacy=False).findings())
+
+    def test_a_safe_configuration_has_no_findings(self):
+        self.assertEqual([], keyring.Keyring(
+            [KEY], digest=keyring.generate(), legacy=AUTH_KEY).findings())
+        self.assertEqual([keyring.NO_KEYS], keyring.Keyring(
+            [], digest=KEY, legacy=AUTH_KEY).findings())
+
+    def test_generated_keys_are_never_refused(self):
+        for _ in range(200):
+            key = keyring.generate()
+            self.assertIsNone(keyring.weakness(key))
+            self.assertEqual([], keyring.Keyring([key], digest=key,
+                                                 legacy=AUTH_KEY).findings())
+
+
+class UpgradeTest(unittest.TestCase):
+    """From the previous release's configuration: digests keep their
+    values where nobody could compute them, and change where they could."""
+
+    def test_without_digest_key_digests_keep_their_recorded_values(self):
+        ring = keyring.Keyring([KEY], legacy=AUTH_KEY)
+        for purpose, recorded in RECORDED.items():
+            self.assertEqual(recorded, ring.digest_key(purpose, 'p').hex())
+
+    def test_the_digest_key_printed_for_it_keeps_them_too(self):
+        printed = keyring.digest_key_from(AUTH_KEY)
+        self.assertIsNone(keyring.weakness(printed))
+        # auth_encryption_key may now change: digests no longer follow it.
+        ring = keyring.Keyring([KEY], digest=printed,
+                               legacy=AUTH_KEY[::-1])
+        self.assertEqual('digest_key', ring.digest_source)
+        for purpose, recorded in RECORDED.items():
+            self.assertEqual(recorded, ring.digest_key(purpose, 'p').hex())
+
+    def test_no_digest_key_is_printed_for_a_guessable_one(self):
+        for legacy in (SAMPLE, '', 'ThisIsMyHeatAuthEncryptionKey!!!'):
+            with self.assertRaisesRegex(
+                    keyring.KeyringError,
+                    'must change: set \\[heat_k8s\\] digest_key'):
+                keyring.digest_key_from(legacy)

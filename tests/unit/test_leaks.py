@@ -87,8 +87,10 @@ class SearchTest(unittest.TestCase):
 
     def test_the_admin_password_belongs_only_in_the_export_parameters(self):
         hits = leaks.where([place(leaks.EXPORT_PARAMETERS, ADMIN + ROOT),
-                            place('stack export', ADMIN)], NEEDLES)
+                            place('stack export', ADMIN),
+                            place(leaks.HEAT_DATABASE, ADMIN)], NEEDLES)
         self.assertEqual({('stack export', 'd'): ['admin password'],
+                          (leaks.HEAT_DATABASE, 'd'): ['admin password'],
                           (leaks.EXPORT_PARAMETERS, 'd'): [
                               'database root password']},
                          {p: sorted(n) for p, n in leaks.leaks(hits).items()})

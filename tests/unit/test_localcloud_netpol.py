@@ -11,8 +11,13 @@
 # under the License.
 
 """The local cloud's NetworkPolicy: the node's hook to the controller, the
-controller's rights and the project namespaces' default deny."""
+controller's rights, its flags for the shipped project isolation, and that
+isolation (etc/project-isolation.yaml) as the API server reads it."""
 
+
+import os
+
+import yaml
 
 from tools.lc.kubernetes import controlplane
 from tools.lc.kubernetes import netpol
@@ -57,10 +62,14 @@ def test_the_controller_runs_as_its_own_user_with_read_rights():
     role, binding = netpol.manifests()
     verbs = {(g, r): set(rule['verbs']) for rule in role['rules']
              for g in rule['apiGroups'] for r in rule['resources']}
-    assert verbs[('', 'pods')] == {'list', 'watch'}
+    assert verbs[('', 'pods')] == verbs[('', 'nodes')] == {'list', 'watch'}
+    # It creates each project namespace's default, and changes nothing.
     assert verbs[('networking.k8s.io', 'networkpolicies')] == {
-        'list', 'watch'}
-    assert not any('delete' in v for v in verbs.values())
+        'list', 'watch', 'create'}
+    assert verbs[('policy.networking.k8s.io',
+                  'baselineadminnetworkpolicies')] == {'list', 'watch'}
+    assert not any(v & {'delete', 'update', 'patch'}
+                   for (g, r), v in verbs.items() if r != 'events')
     assert binding['subjects'] == [{
         'apiGroup': 'rbac.authorization.k8s.io', 'kind': 'User',
         'name': netpol.USER}]
@@ -73,16 +82,73 @@ def test_argv_names_the_node_queue_and_kubeconfig():
                     '--hostname-override=node-0', '--nfqueue-id=100']
 
 
-def test_a_project_namespace_admits_only_its_own_pods():
-    namespace, policy = netpol.project_namespace('p1')
-    assert namespace['kind'] == 'Namespace'
-    assert namespace['metadata']['name'] == 'p1'
-    assert policy['metadata']['namespace'] == 'p1'
-    spec = policy['spec']
-    assert spec['podSelector'] == {}  # every pod of the namespace
-    assert spec['policyTypes'] == ['Ingress']
-    # Peers without a namespaceSelector are of the policy's namespace.
-    assert spec['ingress'] == [{'from': [{'podSelector': {}}]}]
+def _isolation():
+    with open(netpol.ISOLATION_FILE) as f:
+        return yaml.safe_load(f)
+
+
+def test_the_shipped_isolation_is_the_one_baseline():
+    policy = _isolation()
+    assert policy['apiVersion'] == 'policy.networking.k8s.io/v1alpha1'
+    assert policy['kind'] == 'BaselineAdminNetworkPolicy'
+    # The CRD admits one, named default.
+    assert policy['metadata']['name'] == 'default'
+    assert netpol.BASELINE.endswith('/' + policy['metadata']['name'])
+
+
+def test_project_namespaces_are_refused_to_each_other_both_ways():
+    spec = _isolation()['spec']
+    projects = spec['subject']['namespaces']
+    # Every rule denies the subject's own namespaces; nothing else.
+    assert [(r['action'], r['from']) for r in spec['ingress']] == [
+        ('Deny', [{'namespaces': projects}])]
+    assert [(r['action'], r['to']) for r in spec['egress']] == [
+        ('Deny', [{'namespaces': projects}])]
+
+
+def test_projects_are_every_namespace_but_the_systems_and_shared_ones():
+    projects = _isolation()['spec']['subject']['namespaces']
+    # No matchLabels: a namespace the syncer creates bare is selected.
+    assert 'matchLabels' not in projects
+    assert sorted((e['key'], e['operator'], tuple(e['values']))
+                  for e in projects['matchExpressions']) == [
+        (netpol.SHARED_LABEL, 'NotIn', ('true',)),
+        ('kubernetes.io/metadata.name', 'NotIn',
+         ('kube-system', 'kube-public', 'kube-node-lease'))]
+
+
+def test_selector_string_is_the_label_selector_syntax():
+    assert netpol.selector_string(
+        _isolation()['spec']['subject']['namespaces']) == (
+        'kubernetes.io/metadata.name notin '
+        '(kube-node-lease,kube-public,kube-system),'
+        'heat-k8s.io/shared notin (true)')
+    assert netpol.selector_string({
+        'matchLabels': {'b': '2', 'a': '1'},
+        'matchExpressions': [
+            {'key': 'c', 'operator': 'In', 'values': ['y', 'x']},
+            {'key': 'd', 'operator': 'Exists'},
+            {'key': 'e', 'operator': 'DoesNotExist'}]}) == (
+        'a=1,b=2,c in (x,y),d,!e')
+
+
+def test_isolation_args_enforce_the_baseline_and_the_default():
+    args = netpol.isolation_args({'matchLabels': {'p': 'y'}})
+    assert args == ['--baseline-admin-network-policy',
+                    '--project-namespaces=p=y',
+                    '--shared-namespaces=heat-k8s.io/shared=true',
+                    '--own-pods-policy=allow-same-namespace']
+
+
+def test_crd_established_reads_its_condition():
+    assert netpol.crd_established({'status': {'conditions': [
+        {'type': 'NamesAccepted', 'status': 'True'},
+        {'type': 'Established', 'status': 'True'}]}})
+    assert not netpol.crd_established({'status': {'conditions': [
+        {'type': 'Established', 'status': 'False'}]}})
+    assert not netpol.crd_established({})
+    # As the API server answers at first.
+    assert not netpol.crd_established({'status': {'conditions': None}})
 
 
 def test_queue_bound_reads_the_kernels_queue_list(tmp_path):
@@ -104,3 +170,32 @@ def test_members_manage_their_namespaces_policies_and_readers_read_them():
         keystone_auth.CLUSTER_ROLES['member'])
     assert verbs(keystone_auth.CLUSTER_ROLES['reader']) == {
         'get', 'list', 'watch'}
+
+
+def test_members_get_nothing_of_the_isolation_nor_the_namespace():
+    rules = keystone_auth.CLUSTER_ROLES['member']
+    assert not [r for r in rules
+                if 'policy.networking.k8s.io' in r['apiGroups']]
+    # The namespace object (its labels decide what is shared): read only.
+    assert [r['verbs'] for r in rules if 'namespaces' in r['resources']] == [
+        ['get']]
+
+
+def test_a_changed_main_is_built_again(tmp_path, monkeypatch):
+    from tools.lc import paths
+    from tools.lc.builds import go
+    monkeypatch.setattr(paths, 'GOMOD_DIR', str(tmp_path))
+    [component] = [c for c in go.COMPONENTS if c.name == netpol.NAME]
+    (tmp_path / netpol.NAME).mkdir()
+    main = tmp_path / netpol.NAME / 'main.go'
+    main.write_text('package main\n')
+    versions = {component.version_key: '0.8.0'}
+    before = go.bin_dir(component, versions)
+    main.write_text('package main // changed\n')
+    after = go.bin_dir(component, versions)
+    assert before != after
+    assert os.path.basename(after).startswith(netpol.NAME + '-v0.8.0-')
+    # Upstream's own main: keyed by its version alone.
+    [etcd] = [c for c in go.COMPONENTS if c.name == 'etcd']
+    assert os.path.basename(go.bin_dir(etcd, {etcd.version_key: '3.6.16'}))\
+        == 'etcd-v3.6.16'

@@ -19,10 +19,10 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 import unittest
 
 from heat_k8s import rendering
+from heat_k8s.rendering import limits
 
 KEYSTONE_CONF = textwrap.dedent("""\
     [DEFAULT]
@@ -160,9 +160,14 @@ class RenderTest(unittest.TestCase):
 class SandboxTest(unittest.TestCase):
 
     def assertRefused(self, source, *fragments, values=None):
-        started = time.monotonic()
-        exc = raises(render, source, values)
-        self.assertLess(time.monotonic() - started, 3, source)
+        # Refused by a counted bound, not by the clock's backstop, which
+        # is pushed far out so a busy machine changes nothing.
+        backstop, limits.MAX_SECONDS = limits.MAX_SECONDS, 60.0
+        try:
+            exc = raises(render, source, values)
+        finally:
+            limits.MAX_SECONDS = backstop
+        self.assertNotIn('rendering took more than', str(exc), source)
         for fragment in fragments:
             self.assertIn(fragment, str(exc), source)
         return exc

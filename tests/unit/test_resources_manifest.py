@@ -269,17 +269,21 @@ class SecretHiddenTest(heat_harness.KubernetesTestCase):
         self.assertNotEqual(first, fingerprint('other'))
         self.assertNotEqual(first, fingerprint(SECRET_VALUE, 'other-project'))
         self.assertNotIn(SECRET_VALUE, first)
-        cfg.CONF.set_override('auth_encryption_key', 'k' * 32)
-        self.assertNotEqual(first, fingerprint(SECRET_VALUE))
-        keyed = fingerprint(SECRET_VALUE)
+        # Keyed from digest_key: Heat's own key changes nothing.
+        cfg.CONF.set_override('auth_encryption_key',
+                              heat_harness.AUTH_ENCRYPTION_KEY[::-1])
+        self.assertEqual(first, fingerprint(SECRET_VALUE))
         cfg.CONF.set_override('digest_key', keyring.generate(),
                               group='heat_k8s')
         digest_keyed = fingerprint(SECRET_VALUE)
-        self.assertNotEqual(keyed, digest_keyed)
+        self.assertNotEqual(first, digest_keyed)
         # Rotating sealing keys changes no digest.
         cfg.CONF.set_override('sealing_keys', [keyring.generate()],
                               group='heat_k8s')
         self.assertEqual(digest_keyed, fingerprint(SECRET_VALUE))
+        # Unset, keyed from auth_encryption_key instead.
+        cfg.CONF.clear_override('digest_key', group='heat_k8s')
+        self.assertNotIn(fingerprint(SECRET_VALUE), (first, digest_keyed))
 
     def test_stored_fingerprints_are_never_written(self):
         rsrc = self._secret({'string_data': {'pw': {'get_param': 'pw'}}})

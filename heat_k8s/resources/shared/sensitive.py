@@ -40,26 +40,54 @@ FINGERPRINT_PREFIX = '<redacted:'
 _KEYRINGS = {}
 
 
+def configured():
+    """A Keyring of heat.conf's keys, neither kept nor logged (for
+    heat-k8s-keys, which prints what it finds)."""
+    keys, digest, legacy, open_legacy = _settings()
+    return keyring_.Keyring(keys, digest=digest, legacy=legacy,
+                            open_legacy=open_legacy)
+
+
 def keyring():
     """The operator's keys (heat_k8s.secrecy.keyring), read once per
-    setting."""
-    group = CONF[config.KEYS_GROUP]
-    legacy = CONF.auth_encryption_key
-    settings = (tuple(group.sealing_keys or ()), group.digest_key, legacy,
-                group.open_legacy_references)
+    setting; each new setting is logged in one line."""
+    settings = _settings()
     if settings not in _KEYRINGS:
-        ring = keyring_.Keyring(
-            group.sealing_keys, digest=group.digest_key,
-            legacy=legacy if group.open_legacy_references else None)
-        for problem in (ring.problem, ring.digest_problem):
-            if problem:   # once per setting: never a key, only which
-                LOG.error('heat-k8s [%s]: %s', config.KEYS_GROUP, problem)
-        if not ring.problem and not ring.key_ids:
-            LOG.warning('heat-k8s [%s]: %s', config.KEYS_GROUP,
-                        keyring_.NO_KEYS)
+        ring = configured()
         _KEYRINGS.clear()
         _KEYRINGS[settings] = ring
+        _log(ring)
     return _KEYRINGS[settings]
+
+
+def _settings():
+    """(sealing keys, digest key, auth_encryption_key,
+    open_legacy_references) as heat.conf sets them."""
+    group = CONF[config.KEYS_GROUP]
+    return (tuple(group.sealing_keys or ()), group.digest_key,
+            CONF.auth_encryption_key, group.open_legacy_references)
+
+
+def _log(ring):
+    """One line: what the keys refuse and what to set, or which keys are
+    used (ids and option names only, never a key)."""
+    found = ring.findings()
+    if found:
+        LOG.error('heat-k8s [%s] keys: %s', config.KEYS_GROUP,
+                  '; '.join(found))
+    else:
+        LOG.info('heat-k8s [%s] keys: sealing with %s; digests keyed from '
+                 '%s', config.KEYS_GROUP, ring.key_ids[0], ring.digest_source)
+
+
+def announce():
+    """At heat-engine's start: the keys' one log line. Never raises, since
+    the plugin loader would stop heat-engine."""
+    try:
+        keyring()
+    except Exception as exc:
+        LOG.error('heat-k8s [%s] keys not read: %s: %s', config.KEYS_GROUP,
+                  type(exc).__name__, exc)
 
 
 def digest_key(purpose, project):
@@ -117,6 +145,17 @@ class Fingerprinted(object):
     """
 
     sensitive_properties = ()
+
+    def validate(self):
+        result = super().validate()
+        # At stack create and update, before anything is written: digests
+        # keyed from a key anyone could compute are refused.
+        problem = self.sensitive_properties and keyring().digest_problem
+        if problem:
+            raise exception.StackValidationFailed(message='%s: heat-k8s '
+                                                  'cannot key digests: %s'
+                                                  % (self.name, problem))
+        return result
 
     def _fingerprinted(self, props):
         if not self.sensitive_properties:

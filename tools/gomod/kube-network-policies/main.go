@@ -16,6 +16,13 @@
 // this one a kubeconfig file. The controller decides each new connection
 // of a pod in userspace, from the packets the node's iptables rules send
 // to its netfilter queue (tools/lc/kubernetes/netpol.py says why iptables).
+//
+// It also enforces the BaselineAdminNetworkPolicy (the operator's project
+// isolation, etc/project-isolation.yaml) and gives every project namespace,
+// present and future, the NetworkPolicy that admits its own pods: the
+// baseline refuses project namespaces to each other, its own included, and
+// a NetworkPolicy of the namespace (this default, or the members' own)
+// takes precedence over it.
 package main
 
 import (
@@ -24,16 +31,86 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/sys/unix"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
+	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/kube-network-policies/pkg/networkpolicy"
+	npaclient "sigs.k8s.io/network-policy-api/pkg/client/clientset/versioned"
+	npainformers "sigs.k8s.io/network-policy-api/pkg/client/informers/externalversions"
+	policyinformers "sigs.k8s.io/network-policy-api/pkg/client/informers/externalversions/apis/v1alpha1"
 )
+
+// ownPodsPolicy is the NetworkPolicy a project namespace starts with: its
+// pods admit connections from pods of the same namespace and of the shared
+// namespaces.
+func ownPodsPolicy(name string, shared *metav1.LabelSelector) *networkingv1.NetworkPolicy {
+	from := []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{}}}
+	if shared != nil {
+		from = append(from, networkingv1.NetworkPolicyPeer{NamespaceSelector: shared})
+	}
+	return &networkingv1.NetworkPolicy{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:   name,
+			Labels: map[string]string{"app.kubernetes.io/managed-by": "kube-network-policies"},
+		},
+		Spec: networkingv1.NetworkPolicySpec{
+			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
+			Ingress:     []networkingv1.NetworkPolicyIngressRule{{From: from}},
+		},
+	}
+}
+
+// defaultPolicies creates ownPodsPolicy in each namespace the selector
+// matches, once: members may change or delete it (it opens only their own
+// namespace, and without it the baseline refuses even their own pods).
+func defaultPolicies(ctx context.Context, client kubernetes.Interface, selector labels.Selector, policy *networkingv1.NetworkPolicy) cache.ResourceEventHandler {
+	ensure := func(ns *corev1.Namespace) {
+		if !selector.Matches(labels.Set(ns.Labels)) || ns.DeletionTimestamp != nil {
+			return
+		}
+		// Retried: a namespace's first pods wait on it.
+		err := wait.PollUntilContextTimeout(ctx, time.Second, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+			_, err := client.NetworkingV1().NetworkPolicies(ns.Name).Create(ctx, policy, metav1.CreateOptions{FieldManager: "kube-network-policies"})
+			if err == nil || apierrors.IsAlreadyExists(err) || apierrors.IsNotFound(err) {
+				return true, nil
+			}
+			klog.Errorf("NetworkPolicy %s/%s: %v", ns.Name, policy.Name, err)
+			return false, nil
+		})
+		if err != nil {
+			klog.Errorf("NetworkPolicy %s/%s not created: %v", ns.Name, policy.Name, err)
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj interface{}) {
+			if ns, ok := obj.(*corev1.Namespace); ok {
+				go ensure(ns)
+			}
+		},
+		// A namespace an operator stops sharing gets the default too.
+		UpdateFunc: func(old, obj interface{}) {
+			was, okOld := old.(*corev1.Namespace)
+			ns, ok := obj.(*corev1.Namespace)
+			if ok && okOld && !selector.Matches(labels.Set(was.Labels)) {
+				go ensure(ns)
+			}
+		},
+	}
+}
 
 func main() {
 	kubeconfig := flag.String("kubeconfig", "", "kubeconfig file of the controller's Kubernetes user")
@@ -41,6 +118,10 @@ func main() {
 	queueID := flag.Int("nfqueue-id", 100, "the netfilter queue the node's rules send new connections to")
 	failOpen := flag.Bool("fail-open", false, "accept a packet the controller cannot parse, and packets while the queue is full")
 	metrics := flag.String("metrics-bind-address", "", "address of the /metrics endpoint (empty: none)")
+	baseline := flag.Bool("baseline-admin-network-policy", false, "enforce the BaselineAdminNetworkPolicy (its CRD must be installed)")
+	projects := flag.String("project-namespaces", "", "label selector of the project namespaces, each of which gets the NetworkPolicy --own-pods-policy (empty: none)")
+	shared := flag.String("shared-namespaces", "", "label selector of the namespaces whose pods every project namespace admits")
+	ownPods := flag.String("own-pods-policy", "allow-same-namespace", "name of the NetworkPolicy admitting a project namespace's own pods")
 	klog.InitFlags(nil)
 	flag.Parse()
 
@@ -57,21 +138,51 @@ func main() {
 		klog.Fatalf("client: %v", err)
 	}
 	factory := informers.NewSharedInformerFactory(client, 0)
-	// No AdminNetworkPolicy: nothing of the node or network-policy-api
-	// is read, and the kernel is 6.12 or newer (no DNS race workaround).
+	// No AdminNetworkPolicy: its domain names need a second queue fed by
+	// an nftables rule this kernel cannot load. The kernel is 6.12 or
+	// newer (no DNS race workaround).
+	cfg := networkpolicy.Config{FailOpen: *failOpen, QueueID: *queueID, NodeName: *nodeName,
+		BaselineAdminNetworkPolicy: *baseline}
+	var npa npaclient.Interface
+	var npaFactory npainformers.SharedInformerFactory
+	var nodes coreinformers.NodeInformer
+	var banp policyinformers.BaselineAdminNetworkPolicyInformer
+	if *baseline {
+		// Not protobuf: custom resources are JSON only.
+		clientset, err := npaclient.NewForConfig(config)
+		if err != nil {
+			klog.Fatalf("network-policy-api client: %v", err)
+		}
+		npa = clientset
+		npaFactory = npainformers.NewSharedInformerFactory(clientset, 0)
+		nodes = factory.Core().V1().Nodes()
+		banp = npaFactory.Policy().V1alpha1().BaselineAdminNetworkPolicies()
+	}
 	controller, err := networkpolicy.NewController(
 		client,
 		factory.Networking().V1().NetworkPolicies(),
 		factory.Core().V1().Namespaces(),
 		factory.Core().V1().Pods(),
-		nil, nil, nil, nil,
-		networkpolicy.Config{
-			FailOpen: *failOpen,
-			QueueID:  *queueID,
-			NodeName: *nodeName,
-		})
+		nodes, npa, nil, banp, cfg)
 	if err != nil {
 		klog.Fatalf("controller: %v", err)
+	}
+	if *projects != "" {
+		selector, err := labels.Parse(*projects)
+		if err != nil {
+			klog.Fatalf("--project-namespaces: %v", err)
+		}
+		var sharedSelector *metav1.LabelSelector
+		if *shared != "" {
+			if sharedSelector, err = metav1.ParseToLabelSelector(*shared); err != nil {
+				klog.Fatalf("--shared-namespaces: %v", err)
+			}
+		}
+		_, err = factory.Core().V1().Namespaces().Informer().AddEventHandler(
+			defaultPolicies(ctx, client, selector, ownPodsPolicy(*ownPods, sharedSelector)))
+		if err != nil {
+			klog.Fatalf("namespace handler: %v", err)
+		}
 	}
 	if *metrics != "" {
 		http.Handle("/metrics", promhttp.Handler())
@@ -86,5 +197,8 @@ func main() {
 		}
 	}()
 	factory.Start(ctx.Done())
+	if npaFactory != nil {
+		npaFactory.Start(ctx.Done())
+	}
 	<-done
 }

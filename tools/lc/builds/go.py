@@ -20,6 +20,7 @@ a component whose directory is complete is not rebuilt.
 
 import dataclasses
 import datetime
+import hashlib
 import json
 import os
 import re
@@ -111,9 +112,23 @@ def read_versions():
     return versions
 
 
+def _own_main_digest(component):
+    """For a wrapper with its own main, a digest of its files: a binary
+    built from an older main must not pass for the current one."""
+    if wrapper_module(component) not in component.binaries.values():
+        return ''
+    moddir = os.path.join(paths.GOMOD_DIR, component.name)
+    digest = hashlib.sha256()
+    for name in sorted(os.listdir(moddir)):
+        with open(os.path.join(moddir, name), 'rb') as f:
+            digest.update(name.encode() + b'\0' + f.read())
+    return '-' + digest.hexdigest()[:12]
+
+
 def bin_dir(component, versions):
-    return os.path.join(paths.cache_dir(), 'bin', '%s-v%s' % (
-        component.name, versions[component.version_key]))
+    return os.path.join(paths.cache_dir(), 'bin', '%s-v%s%s' % (
+        component.name, versions[component.version_key],
+        _own_main_digest(component)))
 
 
 def all_bin_dirs(versions=None):

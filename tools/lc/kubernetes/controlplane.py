@@ -271,10 +271,12 @@ class Cluster(object):
 
     def request(self, method, path, body=None, content_type=None,
                 token=None):
-        """Call the API as the admin (or with another bearer token)."""
+        """Call the API as the admin (or with another bearer token); a
+        `bytes` body is sent as it is (a YAML manifest)."""
+        if body is not None and not isinstance(body, bytes):
+            body = json.dumps(body).encode()
         req = fetch.request(
-            self.api_url + path, method=method,
-            data=json.dumps(body).encode() if body is not None else None,
+            self.api_url + path, method=method, data=body,
             headers={'Authorization': 'Bearer ' + (token or self.token()),
                      'Content-Type': content_type or 'application/json',
                      'Accept': 'application/json'})

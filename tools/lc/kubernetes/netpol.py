@@ -31,7 +31,22 @@ queues only pods some policy selects; this queues every pod, which the
 controller accepts when no policy selects it. Without a reader on the
 queue (the controller stopped) the kernel drops the packets: the node
 fails closed, as upstream does without `--fail-open`.
+
+Projects are isolated by the cluster, not by the cloud's setup: the
+controller enforces the BaselineAdminNetworkPolicy the product ships
+(etc/project-isolation.yaml: project namespaces refused to each other both
+ways), and our main gives every project namespace, including those
+k8s-keystone-auth's syncer creates later, the NetworkPolicy admitting its
+own pods and the shared namespaces' (a baseline has no "same namespace"
+peer; a namespace's NetworkPolicy takes precedence over it).
 """
+
+import json
+import os
+import subprocess
+
+from tools.lc import paths
+from tools.lc.builds import go
 
 NAME = 'kube-network-policies'
 QUEUE_ID = 100
@@ -40,6 +55,18 @@ QUEUE_ID = 100
 USER = 'system:kube-network-policies'
 RBAC = 'rbac.authorization.k8s.io'
 LABELS = {'app.kubernetes.io/managed-by': 'localcloud'}
+ISOLATION_FILE = os.path.join(paths.REPO_DIR, 'etc',
+                              'project-isolation.yaml')
+# Namespaces an operator opens to every project (a shared ingress).
+SHARED_LABEL = 'heat-k8s.io/shared'
+# What every project namespace starts with (created by the controller).
+OWN_PODS_POLICY = 'allow-same-namespace'
+NPA_MODULE = 'sigs.k8s.io/network-policy-api'
+NPA = '/apis/policy.networking.k8s.io/v1alpha1'
+BASELINE = NPA + '/baselineadminnetworkpolicies/default'
+BASELINE_CRD = 'baselineadminnetworkpolicies.policy.networking.k8s.io'
+CRD = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/'
+APPLY = '?fieldManager=localcloud&force=true'
 
 
 def queue_rules(pod_cidr, queue_id=QUEUE_ID):
@@ -57,16 +84,22 @@ def queue_rules(pod_cidr, queue_id=QUEUE_ID):
 
 
 def manifests():
-    """The controller's RBAC: it watches policies, pods and namespaces."""
+    """The controller's RBAC: it watches policies, pods, namespaces and
+    nodes (a baseline's peers may name nodes), and creates the project
+    namespaces' default NetworkPolicy."""
     meta = {'name': USER, 'labels': dict(LABELS)}
     return [
         {'apiVersion': RBAC + '/v1', 'kind': 'ClusterRole',
          'metadata': dict(meta),
          'rules': [
-             {'apiGroups': [''], 'resources': ['pods', 'namespaces'],
+             {'apiGroups': [''],
+              'resources': ['pods', 'namespaces', 'nodes'],
               'verbs': ['list', 'watch']},
              {'apiGroups': ['networking.k8s.io'],
               'resources': ['networkpolicies'],
+              'verbs': ['list', 'watch', 'create']},
+             {'apiGroups': ['policy.networking.k8s.io'],
+              'resources': ['baselineadminnetworkpolicies'],
               'verbs': ['list', 'watch']},
              {'apiGroups': ['', 'events.k8s.io'], 'resources': ['events'],
               'verbs': ['create', 'patch', 'update']}]},
@@ -77,10 +110,37 @@ def manifests():
     ]
 
 
+def selector_string(selector):
+    """A LabelSelector (as the API returns it) in the text form of
+    `kubectl -l` and labels.Parse."""
+    terms = ['%s=%s' % kv for kv in sorted(
+        (selector.get('matchLabels') or {}).items())]
+    for expr in selector.get('matchExpressions') or ():
+        op = expr['operator']
+        if op in ('In', 'NotIn'):
+            terms.append('%s %s (%s)' % (expr['key'], op.lower(),
+                                         ','.join(sorted(expr['values']))))
+        elif op == 'Exists':
+            terms.append(expr['key'])
+        else:
+            terms.append('!' + expr['key'])
+    return ','.join(terms)
+
+
 def argv(binary, kubeconfig, node_name):
     return [binary, '--kubeconfig=' + kubeconfig,
             '--hostname-override=' + node_name,
             '--nfqueue-id=%d' % QUEUE_ID]
+
+
+def isolation_args(projects):
+    """The controller's flags for the baseline whose subject (a
+    LabelSelector) is `projects`: those namespaces get the default
+    NetworkPolicy."""
+    return ['--baseline-admin-network-policy',
+            '--project-namespaces=' + selector_string(projects),
+            '--shared-namespaces=%s=true' % SHARED_LABEL,
+            '--own-pods-policy=' + OWN_PODS_POLICY]
 
 
 def queue_bound(queue_id=QUEUE_ID,
@@ -91,46 +151,42 @@ def queue_bound(queue_id=QUEUE_ID,
         return any(line.split()[:1] == [str(queue_id)] for line in f)
 
 
-def apply(cluster):
+def _crd_file():
+    """The BaselineAdminNetworkPolicy CRD of the network-policy-api the
+    controller is built with, from the Go module cache (the build
+    downloaded it; upstream's file is not copied into this repository)."""
+    out = subprocess.run(
+        ['go', 'mod', 'download', '-json', NPA_MODULE], check=True,
+        capture_output=True, text=True,
+        cwd=os.path.join(paths.GOMOD_DIR, NAME),
+        env=dict(go._go_env(), GOFLAGS='')).stdout
+    return os.path.join(json.loads(out)['Dir'], 'config', 'crd', 'standard',
+                        'policy.networking.k8s.io_%s.yaml'
+                        % BASELINE_CRD.split('.')[0])
+
+
+def _apply_file(cluster, path, filename):
+    with open(filename, 'rb') as f:
+        cluster.request('PATCH', path + APPLY, f.read(),
+                        'application/apply-patch+yaml')
+
+
+def crd_established(crd):
+    return any(c['type'] == 'Established' and c['status'] == 'True'
+               for c in (crd.get('status') or {}).get('conditions') or ())
+
+
+def apply(cluster, wait_for):
+    """RBAC, the CRD and the shipped isolation policy; the policy's
+    subject, as the API server stored it (the controller's argv)."""
     for obj in manifests():
         plural = obj['kind'].lower() + 's'
         cluster.request(
-            'PATCH', '/apis/%s/v1/%s/%s?fieldManager=localcloud&force=true'
-            % (RBAC, plural, obj['metadata']['name']), obj,
-            'application/apply-patch+yaml')
-
-
-# -- project namespaces -------------------------------------------------
-
-DEFAULT_DENY = 'deny-from-other-namespaces'
-
-
-def project_namespace(project_id):
-    """A project's namespace as the cloud creates it, before
-    k8s-keystone-auth's syncer would (it keeps an existing one), and its
-    NetworkPolicy: every pod of the namespace admits traffic from pods of
-    the same namespace only. Other namespaces' pods, and addresses outside
-    the cluster, are refused unless another policy of the namespace
-    admits them (policies add up); the node's root processes (the
-    kubelet's probes) and NodePorts reached from the host pass, as the
-    node's queue rules skip them."""
-    return [
-        {'apiVersion': 'v1', 'kind': 'Namespace',
-         'metadata': {'name': project_id, 'labels': dict(LABELS)}},
-        {'apiVersion': 'networking.k8s.io/v1', 'kind': 'NetworkPolicy',
-         'metadata': {'name': DEFAULT_DENY, 'namespace': project_id,
-                      'labels': dict(LABELS)},
-         'spec': {'podSelector': {}, 'policyTypes': ['Ingress'],
-                  'ingress': [{'from': [{'podSelector': {}}]}]}},
-    ]
-
-
-def ensure_project_namespace(cluster, project_id):
-    for obj in project_namespace(project_id):
-        if obj['kind'] == 'Namespace':
-            path = '/api/v1/namespaces/' + project_id
-        else:
-            path = ('/apis/networking.k8s.io/v1/namespaces/%s/'
-                    'networkpolicies/%s' % (project_id, DEFAULT_DENY))
-        cluster.request('PATCH', path + '?fieldManager=localcloud&force=true',
-                        obj, 'application/apply-patch+yaml')
+            'PATCH', '/apis/%s/v1/%s/%s' % (RBAC, plural,
+                                            obj['metadata']['name'])
+            + APPLY, obj, 'application/apply-patch+yaml')
+    _apply_file(cluster, CRD + BASELINE_CRD, _crd_file())
+    wait_for(lambda: crd_established(
+        cluster.request('GET', CRD + BASELINE_CRD)), BASELINE_CRD)
+    _apply_file(cluster, BASELINE, ISOLATION_FILE)
+    return cluster.request('GET', BASELINE)['spec']['subject']['namespaces']

@@ -192,8 +192,10 @@ class Node(object):
             self._remove_containers()
         # Before any pod runs: the node's rules send pods' new connections
         # to its queue, and drop them while nothing reads it.
-        netpol.apply(self.cluster)
-        procs.start(self.state_dir, netpol.NAME, self.argv(netpol.NAME))
+        projects = netpol.apply(self.cluster, lambda check, what: (
+            procs.wait_for(check, what, timeout)))
+        procs.start(self.state_dir, netpol.NAME, self.argv(netpol.NAME)
+                    + netpol.isolation_args(projects))
         procs.wait_for(netpol.queue_bound, 'NetworkPolicy controller',
                        timeout, netpol.NAME, self.state_dir)
         self.load_images()

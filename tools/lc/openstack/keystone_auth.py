@@ -21,9 +21,8 @@ a RoleBinding ``<user-id>_<role>`` there for each of the token's roles, to a
 ClusterRole of the same name. Authorization stays RBAC: the ClusterRoles
 ``member`` and ``reader`` are created here; ``admin`` is Kubernetes' own.
 
-The syncer makes a bare namespace; so the cloud makes each of its
-projects' namespaces first, with a NetworkPolicy that refuses traffic from
-other namespaces (the syncer keeps a namespace that exists).
+The syncer makes a bare namespace, for the cloud's projects as for those an
+operator adds later; the cluster isolates it (tools.lc.kubernetes.netpol).
 """
 
 import json
@@ -33,7 +32,6 @@ import urllib.error
 from tools.lc import daemons
 from tools.lc import procs
 from tools.lc.kubernetes import controlplane
-from tools.lc.kubernetes import netpol
 from tools.lc.kubernetes import pki
 
 NAME = 'k8s-keystone-auth'
@@ -65,7 +63,8 @@ MEMBER_RULES = [
     {'apiGroups': ['discovery.k8s.io'], 'verbs': _RO,
      'resources': ['endpointslices']},
     # The service templates' policies; a member may also loosen the
-    # namespace's default deny, which guards only its own project.
+    # namespace's default, which guards only its own project (the cluster's
+    # baseline keeps other projects out of the rest).
     {'apiGroups': ['networking.k8s.io'], 'verbs': _RW,
      'resources': ['networkpolicies']},
     # A RoleBinding scopes this to the namespace object of its namespace.
@@ -172,10 +171,9 @@ class KeystoneAuth(daemons.Service):
             raise
 
     def sync(self, user, project, project_id, timeout=30):
-        """Create the project's namespace with its default deny
-        (tools.lc.kubernetes.netpol), then authenticate once as `user` so its
-        RoleBindings exist; waits until RBAC lets it read the namespace."""
-        netpol.ensure_project_namespace(self.cluster, project_id)
+        """Authenticate once as `user`, so that the syncer creates the
+        project's namespace and RoleBindings; waits until RBAC lets it read
+        the namespace."""
         token = self.keystone.token(user, project)[0]
         procs.wait_for(lambda: self.can_read_namespace(token, project_id),
                        'Keystone user %s to read namespace %s'

@@ -1,0 +1,322 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""A project the cloud did not make, as an attacker would use it.
+
+An operator adds a Keystone project and a member after the cloud is up
+(`third_project`, module-scoped, for every attack here); k8s-keystone-auth's
+syncer creates its namespace bare on the member's first request. The
+cluster's isolation (etc/project-isolation.yaml and the controller's
+default NetworkPolicy) must refuse its pods' connections to `demo`, and
+`demo`'s to it, on a Service address as on a pod's, while its own pods, the
+cluster DNS and the API server stay reachable; and the member can change
+none of it. Without the isolation the refused connections open (the
+module was run once with the baseline and the default policies deleted and
+the controller started without them: README, "The local cloud").
+"""
+
+import json
+import os
+import secrets
+import time
+import uuid
+
+import pytest
+
+from tests.e2e import connect
+from tests.functional import cloud
+
+ROLE = 'member'
+PORT = 8080
+# A TCP server in Debian's base image (perl-base is essential there).
+SERVE = ('use IO::Socket::INET; my $s = IO::Socket::INET->new('
+         'LocalPort => %d, Listen => 64, ReuseAddr => 1) or die $!; '
+         'while (1) { my $c = $s->accept or next; print $c "ok\\n"; '
+         'close $c }' % PORT)
+DEFAULT_POLICY = 'allow-same-namespace'
+BASELINE = 'baselineadminnetworkpolicy.policy.networking.k8s.io/default'
+DROPPED = 124  # timeout(1): the SYN was dropped until CONNECT_TIMEOUT
+REFUSED_ANSWER = 'Forbidden'
+# Seconds after which the controller knows a new pod's address.
+LEARNT = 2
+
+
+def admin_kubectl(localcloud, *args, stdin=None, check=True):
+    return cloud.run(['kubectl', *args], input=stdin, check=check,
+                     env=localcloud.env, timeout=120)
+
+
+class Project(object):
+    """A Keystone project and its member, as the operator made them."""
+
+    def __init__(self, localcloud, name, project_id, password, clouds_file):
+        self.localcloud = localcloud
+        self.name = name
+        self.id = project_id
+        self.namespace = project_id  # the syncer's namespace-format "%i"
+        self.env = dict(localcloud.env, OS_CLIENT_CONFIG_FILE=clouds_file,
+                        OS_CLOUD=name)
+        self.password = password
+        self._token = None
+
+    def token(self):
+        if self._token is None:
+            issued = cloud.run(['openstack', 'token', 'issue', '-f', 'json'],
+                               env=self.env, timeout=120)
+            self._token = json.loads(issued.stdout)['id']
+        return self._token
+
+    def kubectl(self, *args, stdin=None):
+        return self.localcloud.kubectl(self.token(), '-n', self.namespace,
+                                       *args, stdin=stdin)
+
+
+def _clouds_file(localcloud, name, password, path):
+    """The admin's clouds.yaml entry, for the new member."""
+    with open(localcloud.env['OS_CLIENT_CONFIG_FILE']) as f:
+        entry = json.load(f)['clouds']['admin']  # JSON is YAML
+    entry['auth'].update(username=name, password=password,
+                         project_name=name)
+    with open(path, 'w') as f:
+        json.dump({'clouds': {name: entry}}, f)
+    os.chmod(path, 0o600)
+    return str(path)
+
+
+@pytest.fixture(scope='module')
+def third_project(localcloud, tmp_path_factory):
+    """A project (and its member) an operator adds once the cloud is up,
+    with the namespace k8s-keystone-auth's syncer created for it and the
+    NetworkPolicy the cluster gave that namespace."""
+    name = 'e2e-third-' + uuid.uuid4().hex[:6]
+    password = secrets.token_urlsafe(18)
+    admin = dict(os_cloud='admin')
+    project = localcloud.openstack('project', 'create', '--domain',
+                                   'Default', name, **admin)
+    try:
+        user = localcloud.openstack(
+            'user', 'create', '--domain', 'Default', '--project', name,
+            '--password', password, name, **admin)
+        localcloud.run('openstack', 'role', 'add', '--user', user['id'],
+                       '--project', project['id'], ROLE, **admin)
+        third = Project(localcloud, name, project['id'], password,
+                        _clouds_file(localcloud, name, password,
+                                     tmp_path_factory.mktemp(name) /
+                                     'clouds.yaml'))
+        # The member's first request makes the syncer create the namespace
+        # and the member's RoleBinding; the controller then adds the
+        # namespace's default NetworkPolicy.
+        cloud.wait_until(
+            lambda: third.kubectl('get', 'networkpolicy',
+                                  DEFAULT_POLICY).returncode == 0,
+            'namespace %s and its default policy' % third.namespace,
+            timeout=90, interval=1)
+        yield third
+    finally:
+        admin_kubectl(localcloud, 'delete', 'namespace', project['id'],
+                      '--wait=false', '--ignore-not-found', check=False)
+        localcloud.run('openstack', 'user', 'delete', '--domain', 'Default',
+                       name, check=False, **admin)
+        localcloud.run('openstack', 'project', 'delete', project['id'],
+                       check=False, **admin)
+
+
+def _serve(localcloud, token, namespace, name):
+    """A TCP server pod and its Service; (Service address, pod address)."""
+    labels = {'app': name}
+    pod = connect.probe_pod(name, [], labels=labels)
+    pod['spec']['containers'][0]['command'] = ['perl', '-e', SERVE]
+    service = {'apiVersion': 'v1', 'kind': 'Service',
+               'metadata': {'name': name},
+               'spec': {'selector': labels,
+                        'ports': [{'port': PORT, 'protocol': 'TCP'}]}}
+    for obj in (pod, service):
+        result = localcloud.kubectl(token, '-n', namespace, 'create', '-f',
+                                    '-', stdin=json.dumps(obj))
+        assert result.returncode == 0, result.stderr
+
+    def running():
+        shown = json.loads(localcloud.kubectl(
+            token, '-n', namespace, 'get', 'pod', name, '-o', 'json',
+            check=True).stdout)
+        ready = [c for c in shown['status'].get('conditions', ())
+                 if c['type'] == 'Ready' and c['status'] == 'True']
+        return ready and shown['status']['podIP']
+    cloud.wait_until(running, 'server %s/%s' % (namespace, name),
+                     timeout=90, interval=1)
+    service = json.loads(localcloud.kubectl(
+        token, '-n', namespace, 'get', 'service', name, '-o', 'json',
+        check=True).stdout)
+    return service['spec']['clusterIP'], running()
+
+
+@pytest.fixture(scope='module')
+def servers(localcloud, third_project):
+    """A server (pod and Service) in `demo` and in the third project:
+    {project: (token, namespace, Service address, pod address)}."""
+    demo_token = localcloud.token('demo')['id']
+    demo_ns = localcloud.projects['demo']
+    name = 'server-' + uuid.uuid4().hex[:6]
+    sides = {}
+    try:
+        sides['demo'] = (demo_token, demo_ns) + _serve(
+            localcloud, demo_token, demo_ns, name)
+        sides['third'] = (third_project.token(), third_project.namespace) + (
+            _serve(localcloud, third_project.token(),
+                   third_project.namespace, name))
+        yield sides
+    finally:
+        for token, namespace in ((demo_token, demo_ns),
+                                 (third_project.token(),
+                                  third_project.namespace)):
+            localcloud.kubectl(token, '-n', namespace, 'delete', 'pod,service',
+                               name, '--wait=false', '--ignore-not-found')
+
+
+def _probes(localcloud, servers, tries, delay=0):
+    """Run {pod name: (from project, to project, 'service' or 'pod')} at
+    once; {pod name: exit code}."""
+    pods = {}
+    for name, (source, target, kind) in tries.items():
+        token, namespace = servers[source][:2]
+        address = servers[target][2 if kind == 'service' else 3]
+        pods[token, namespace, name] = connect.connect_pod(
+            name, address, PORT, delay=delay)
+    return connect.run_pods(localcloud, pods)
+
+
+def _names(*parts):
+    suffix = uuid.uuid4().hex[:6]
+    return ['%s-%s' % (part, suffix) for part in parts]
+
+
+def test_the_syncer_made_the_namespace_bare(localcloud, third_project):
+    """The namespace is the syncer's, with no label of the operator's: the
+    cluster selects it by what it is not."""
+    namespace = json.loads(admin_kubectl(
+        localcloud, 'get', 'namespace', third_project.namespace,
+        '-o', 'json').stdout)
+    assert set(namespace['metadata'].get('labels', {})) == {
+        'kubernetes.io/metadata.name'}
+    policy = json.loads(third_project.kubectl(
+        'get', 'networkpolicy', DEFAULT_POLICY, '-o', 'json').stdout)
+    assert policy['spec']['ingress'] == [{'from': [
+        {'podSelector': {}},
+        {'namespaceSelector': {'matchLabels': {
+            'heat-k8s.io/shared': 'true'}}}]}]
+
+
+def test_the_new_project_reaches_no_other(localcloud, servers):
+    to_service, to_pod = _names('third-to-demo-svc', 'third-to-demo-pod')
+    codes = _probes(localcloud, servers, {
+        to_service: ('third', 'demo', 'service'),
+        to_pod: ('third', 'demo', 'pod')})
+    assert codes == {to_service: DROPPED, to_pod: DROPPED}
+
+
+def test_no_other_project_reaches_the_new_one(localcloud, servers):
+    to_service, to_pod = _names('demo-to-third-svc', 'demo-to-third-pod')
+    codes = _probes(localcloud, servers, {
+        to_service: ('demo', 'third', 'service'),
+        to_pod: ('demo', 'third', 'pod')})
+    assert codes == {to_service: DROPPED, to_pod: DROPPED}
+
+
+def test_the_new_projects_own_pods_reach_each_other(localcloud, servers):
+    to_service, to_pod = _names('third-to-third-svc', 'third-to-third-pod')
+    codes = _probes(localcloud, servers, {
+        to_service: ('third', 'third', 'service'),
+        to_pod: ('third', 'third', 'pod')})
+    assert codes == {to_service: 0, to_pod: 0}
+
+
+def test_the_new_project_resolves_names_and_reaches_the_api(
+        localcloud, third_project):
+    dns, api = _names('third-dns', 'third-api')
+    api_name = 'kubernetes.default.svc.cluster.local'
+    token, namespace = third_project.token(), third_project.namespace
+    codes = connect.run_pods(localcloud, {
+        (token, namespace, dns): connect.probe_pod(
+            dns, ['getent', 'hosts', api_name]),
+        (token, namespace, api): connect.connect_pod(api, api_name, 443)})
+    assert codes == {dns: 0, api: 0}
+
+
+def test_the_member_cannot_change_the_isolation(localcloud, third_project):
+    """Neither the cluster's policy nor what makes a namespace shared."""
+    tries = [
+        ('delete', BASELINE),
+        ('patch', BASELINE, '--type=merge', '-p', '{"spec": {"ingress": []}}'),
+        ('label', 'namespace', third_project.namespace,
+         'heat-k8s.io/shared=true'),
+        ('label', 'namespace', third_project.namespace,
+         'kubernetes.io/metadata.name=kube-system', '--overwrite'),
+    ]
+    for args in tries:
+        result = third_project.kubectl(*args)
+        assert result.returncode != 0, args
+        assert REFUSED_ANSWER in result.stderr, (args, result.stderr)
+    # Still in force, unchanged.
+    policy = json.loads(admin_kubectl(localcloud, 'get', BASELINE,
+                                      '-o', 'json').stdout)
+    assert policy['spec']['ingress'][0]['action'] == 'Deny'
+
+
+def test_a_project_opens_only_itself(localcloud, servers, third_project):
+    """The member may open its own namespace to every other (a
+    NetworkPolicy of the namespace is its owners' consent); that opens no
+    other project to it."""
+    opened = 'open-to-all-' + uuid.uuid4().hex[:6]
+    policy = {'apiVersion': 'networking.k8s.io/v1', 'kind': 'NetworkPolicy',
+              'metadata': {'name': opened},
+              'spec': {'podSelector': {}, 'policyTypes': ['Ingress'],
+                       'ingress': [{'from': [{'namespaceSelector': {}}]}]}}
+    result = third_project.kubectl('create', '-f', '-',
+                                   stdin=json.dumps(policy))
+    assert result.returncode == 0, result.stderr
+    try:
+        time.sleep(1)  # the controller's informer
+        inbound, outbound = _names('demo-to-opened', 'opened-to-demo')
+        codes = _probes(localcloud, servers, {
+            inbound: ('demo', 'third', 'service'),
+            outbound: ('third', 'demo', 'service')})
+        assert codes == {inbound: 0, outbound: DROPPED}
+    finally:
+        third_project.kubectl('delete', 'networkpolicy', opened)
+
+
+def test_without_its_default_a_project_is_still_closed(
+        localcloud, servers, third_project):
+    """The member deletes the namespace's default (its right): the
+    cluster's baseline still refuses both ways, once the controller knows
+    the probe pods' addresses (the baseline admits a pod it does not know
+    yet: README, "Known limitations"), hence their delay."""
+    shown = json.loads(third_project.kubectl(
+        'get', 'networkpolicy', DEFAULT_POLICY, '-o', 'json').stdout)
+    deleted = third_project.kubectl('delete', 'networkpolicy',
+                                    DEFAULT_POLICY)
+    assert deleted.returncode == 0, deleted.stderr
+    try:
+        time.sleep(1)  # the controller's informer
+        inbound, outbound = _names('demo-to-bare', 'bare-to-demo')
+        codes = _probes(localcloud, servers, {
+            inbound: ('demo', 'third', 'pod'),
+            outbound: ('third', 'demo', 'pod')}, delay=LEARNT)
+        assert codes == {inbound: DROPPED, outbound: DROPPED}
+    finally:
+        restored = {'apiVersion': 'networking.k8s.io/v1',
+                    'kind': 'NetworkPolicy',
+                    'metadata': {'name': DEFAULT_POLICY,
+                                 'labels': shown['metadata']['labels']},
+                    'spec': shown['spec']}
+        third_project.kubectl('create', '-f', '-',
+                              stdin=json.dumps(restored))
