@@ -29,7 +29,9 @@ function configure_heat_k8s {
         die $LINENO "$HEAT_CONF does not exist: in local.conf, list" \
             "'enable_plugin heat' before 'enable_plugin heat-k8s'"
     fi
-    local args=(--config-file "$HEAT_CONF")
+    # heat-api's paste filter: the engine fixes heat-api needs (dupkeyfix).
+    local args=(--config-file "$HEAT_CONF"
+                --api-paste "${HEAT_API_PASTE_FILE:-/etc/heat/api-paste.ini}")
     if [[ -n $HEAT_K8S_DEFAULT_NAMESPACE ]]; then
         args+=(--default-namespace "$HEAT_K8S_DEFAULT_NAMESPACE")
     fi

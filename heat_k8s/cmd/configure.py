@@ -28,6 +28,10 @@ arguments changes nothing.
   catalog is used (``--catalog``); ``default_namespace``; ``kubeconfig``
   (development only).
 * ``[clients_kubernetes] ca_file`` and ``insecure``.
+* ``--api-paste PATH`` (heat-api's ``api-paste.ini``): the ``heat_k8s``
+  filter, which applies the engine fixes of heat-api
+  (:mod:`heat_k8s.enginefixes.apistartup`), in every pipeline of
+  ``[composite:api]``, before its application.
 * ``--register-endpoint URL``: the ``kubernetes`` service and its public
   and internal endpoints in a region, created or corrected, with the
   credentials of ``--os-cloud`` (clouds.yaml) or the ``OS_*`` environment.
@@ -51,6 +55,11 @@ DEFAULT_PLUGIN_DIRS = ('/usr/lib64/heat', '/usr/lib/heat',
 # The tail of the plugin directory of any heat-k8s installation.
 _PLUGIN_DIR_TAIL = os.path.join('heat_k8s', 'plugin')
 SERVICE_TYPE = 'kubernetes'
+# heat-api's paste pipelines (Heat's api-paste.ini, 24 to 27): flavors.
+PASTE_PIPELINES = 'composite:api'
+PASTE_FLAVORS = ('default', 'standalone', 'custombackend', 'noauth')
+PASTE_FILTER = 'heat_k8s'
+PASTE_FACTORY = 'heat_k8s.enginefixes.apistartup:filter_factory'
 SERVICE_NAME = 'kubernetes'
 SERVICE_DESCRIPTION = 'Kubernetes API (Keystone tokens via k8s-keystone-auth)'
 INTERFACES = ('public', 'internal')
@@ -107,6 +116,19 @@ def settings(args, conf):
     return out
 
 
+def paste_settings(paste):
+    """(section, key, value) triples that put our filter in each of
+    heat-api's pipelines (an IniFile of api-paste.ini), just before the
+    application that ends it."""
+    out = [('filter:' + PASTE_FILTER, 'paste.filter_factory', PASTE_FACTORY)]
+    for flavor in PASTE_FLAVORS:
+        words = (paste.get(PASTE_PIPELINES, flavor) or '').split()
+        if words and PASTE_FILTER not in words:
+            out.append((PASTE_PIPELINES, flavor,
+                        ' '.join(words[:-1] + [PASTE_FILTER, words[-1]])))
+    return out
+
+
 def edit(conf, changes):
     """Apply `changes` to the IniFile `conf`; the ones that changed it."""
     done = []
@@ -141,15 +163,18 @@ def write_in_place(path, text):
         raise
 
 
-def configure_file(args, out=sys.stdout):
-    path = args.config_file
+def configure_file(args, out=sys.stdout, path=None, wanted=None):
+    """Edit the file at path (heat.conf by default) to hold what
+    wanted(args, conf) asks (settings() by default)."""
+    path = path or args.config_file
+    wanted = wanted or settings
     try:
         conf = inifile.IniFile.load(path)
     except FileNotFoundError:
         raise SystemExit('heat-k8s-configure: %s: no such file' % path)
     except inifile.ParseError as e:
         raise SystemExit('heat-k8s-configure: %s: %s' % (path, e))
-    done = edit(conf, settings(args, conf))
+    done = edit(conf, wanted(args, conf))
     if not done:
         print('%s: unchanged' % path, file=out)
         return False
@@ -259,6 +284,10 @@ def parser():
                         "whose credentials then replace every caller's "
                         'Keystone token (for a cluster without '
                         'k8s-keystone-auth); "" removes it')
+    p.add_argument('--api-paste', metavar='PATH',
+                   help="heat-api's api-paste.ini, edited in place: our "
+                        'filter in its pipelines, so that heat-api applies '
+                        'the engine fixes it needs (dupkeyfix)')
     k = p.add_argument_group('Keystone catalog')
     k.add_argument('--register-endpoint', metavar='URL',
                    help='create (or correct) the kubernetes service and '
@@ -283,13 +312,16 @@ def parser():
 def main(argv=None):
     p = parser()
     args = p.parse_args(argv)
-    if not args.config_file and not args.register_endpoint:
-        p.error('nothing to do: give --config-file and/or '
+    if not (args.config_file or args.api_paste or args.register_endpoint):
+        p.error('nothing to do: give --config-file, --api-paste and/or '
                 '--register-endpoint')
     if args.default_namespace:
         _validate_namespace_format(args.default_namespace)
     if args.config_file:
         configure_file(args)
+    if args.api_paste:
+        configure_file(args, path=args.api_paste,
+                       wanted=lambda _, paste: paste_settings(paste))
     if args.register_endpoint:
         register(args)
     return 0

@@ -28,5 +28,11 @@ heat-engine applies the module's runtime copy when it loads the plugin
 
 Otherwise the fix is skipped with one log line naming it and the reason,
 and heat-engine starts anyway. ``fixlist.FIXES`` lists them in the order
-they are applied.
+they are applied; ``fixlist.API_FIXES`` are those heat-api applies
+too, through the paste filter of ``apistartup`` (heat-api loads no
+plugin).
+
+This package imports Heat and nothing of heat_k8s outside itself:
+``heat_k8s.config`` lists its options, the plugin shim and heat-api's
+paste pipeline start it.
 """

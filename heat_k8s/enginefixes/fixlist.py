@@ -23,7 +23,9 @@ is the module's, the option's and the patch file's.
 import importlib
 
 FIXES = ('astfix', 'yaqlfix', 'preemptfix', 'purgefix', 'leafpace',
-         'threadfix', 'eventfix', 'cryptfix', 'strandfix')
+         'threadfix', 'eventfix', 'cryptfix', 'strandfix', 'dupkeyfix')
+# Heat's template parser: heat-api applies it too (apistartup).
+API_FIXES = ('dupkeyfix',)
 
 
 def load(name):

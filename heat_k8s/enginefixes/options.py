@@ -34,6 +34,12 @@ def _switch(name, default, what):
         'heat_k8s/enginefixes/patches/.' % (what, name)))
 
 
+def _moved(kind, name, default, what):
+    # The name too, though unchanged: the sample then shows the old place.
+    return kind(name, default=default, min=0, deprecated_group=OLD_GROUP,
+                deprecated_name=name, help=what)
+
+
 engine_fix_opts = [
     _switch('astfix', True,
             "Serialise ast.parse, which Heat's sync points call from many "
@@ -73,32 +79,31 @@ engine_fix_opts = [
             '(Heat recovers only legacy stacks from a dead engine). This '
             'changes what Heat does for every stack of the cloud, so it '
             'is off unless turned on'),
-    cfg.FloatOpt(
-        'leaf_trigger_interval',
-        default=1.0,
-        min=0,
-        deprecated_group=OLD_GROUP,
-        help='With leafpace: seconds heat-engine pauses after starting '
-             'each resource that depends on no other when a stack create, '
-             'update or delete begins. Heat pauses 1 s (bug 1566845: a big '
-             "stack's first check_resource messages reach the engine "
-             'workers spread out), so N independent resources take at '
-             'least N seconds to start. A lower value starts them sooner; '
-             'the install guide gives the value tested with 400 '
-             'independent resources. Applies to every stack of the '
-             'engine.'),
-    cfg.IntOpt(
-        'stranded_check_interval',
-        default=30,
-        min=0,
-        deprecated_group=OLD_GROUP,
-        help='With strandfix: every this many seconds each heat-engine '
-             'worker looks for convergence stacks left IN_PROGRESS by a '
-             'heat-engine that died while it checked one of their '
-             'resources. Such a stack, unchanged for this long, is marked '
-             'FAILED, naming the engine and the resources, so that a retry '
-             '(stack update --existing, or delete again) recovers it. 0 '
-             'turns the check off.'),
+    _switch('dupkeyfix', True,
+            'Refuse a template or environment that writes a key twice in '
+            "one mapping, naming the key and its lines (Heat's YAML and "
+            'JSON parsers keep the last value in silence). heat-api '
+            'applies it when its paste pipeline has the heat_k8s filter'),
+    _moved(
+        cfg.FloatOpt, 'leaf_trigger_interval', 1.0,
+        'With leafpace: seconds heat-engine pauses after starting '
+        'each resource that depends on no other when a stack create, '
+        'update or delete begins. Heat pauses 1 s (bug 1566845: a big '
+        "stack's first check_resource messages reach the engine "
+        'workers spread out), so N independent resources take at '
+        'least N seconds to start. A lower value starts them sooner; '
+        'the install guide gives the value tested with 400 '
+        'independent resources. Applies to every stack of the '
+        'engine.'),
+    _moved(
+        cfg.IntOpt, 'stranded_check_interval', 30,
+        'With strandfix: every this many seconds each heat-engine '
+        'worker looks for convergence stacks left IN_PROGRESS by a '
+        'heat-engine that died while it checked one of their '
+        'resources. Such a stack, unchanged for this long, is marked '
+        'FAILED, naming the engine and the resources, so that a retry '
+        '(stack update --existing, or delete again) recovers it. 0 '
+        'turns the check off.'),
 ]
 
 cfg.CONF.register_opts(engine_fix_opts, group=GROUP)

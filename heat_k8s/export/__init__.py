@@ -21,4 +21,8 @@ bookkeeping added, so that ``kubectl apply`` recreates them elsewhere.
 ``order`` and ``manifests`` are pure (the API's JSON in, JSON and YAML
 out); ``reader`` asks Heat and Kubernetes with the caller's Keystone
 session; ``command`` is the command line both entry points share.
+
+It may import ``heat_k8s.kinds`` (Heat's ownership keys are pure
+``kinds.labels``) and ``heat_k8s.client`` (the Kubernetes API), never
+Heat nor the Heat layer, so it runs where Heat is not installed.
 """

@@ -18,7 +18,8 @@ KINDS holds a Kind for every built-in kind Heat may meet: where the API
 serves it (apiVersion, plural, scope), the API server's name rule, the
 fields that cannot change in place, the readiness rule and the related
 objects that decide or explain readiness, and how Heat suspends it. The
-modules of this package (readiness, immutable, naming) read it; requests
+rules it names (readiness, immutable) do not read it back: evaluate()
+and replacement_paths() look a kind's rules up and apply them; requests
 for these kinds need no API discovery, while other kinds (custom
 resources, other API versions) are discovered per endpoint.
 
@@ -33,7 +34,6 @@ This layer is pure: it imports no Heat and makes no request.
 import dataclasses
 import typing
 
-# readiness and immutable read KINDS when called, never at import.
 from heat_k8s.kinds import immutable
 from heat_k8s.kinds import readiness
 
@@ -168,6 +168,27 @@ def declared(name):
     """The declaration of a kind; for a kind not in KINDS (a custom
     resource), one with only the rules every kind has."""
     return KINDS.get(name) or Kind(name, None, None)
+
+
+def evaluate(obj, related=None):
+    """The readiness of a live object by its kind's rule; kinds without
+    one are ready once they exist.
+
+    related: {'pods': [...], 'endpointslices': [...], 'storageclass': {...}}
+    as the kind declares them (decides, explains).
+    """
+    rule = declared((obj or {}).get('kind')).ready
+    return readiness.judged(obj, rule, related)
+
+
+def immutable_rules(kind):
+    """The immutable rules of kind, including those of every kind."""
+    return immutable.EVERY_KIND + declared(kind).immutable
+
+
+def replacement_paths(kind, old, new):
+    """Immutable paths whose value differs between two desired manifests."""
+    return immutable.changed_paths(immutable_rules(kind), old, new)
 
 
 def builtin(api_version, kind):

@@ -17,7 +17,8 @@
 Each kind declares its rules (kinds.KINDS, immutable=...); EVERY_KIND
 holds the rules all kinds share. Heat compares the old desired manifest
 with the new one (never the live object, so server defaults do not count)
-and replaces the resource when a rule sees a difference.
+and replaces the resource when a rule sees a difference
+(kinds.replacement_paths).
 is_immutable_error() recognises the API server's answer for whatever the
 rules miss.
 """
@@ -25,8 +26,6 @@ rules miss.
 import copy
 import json
 import re
-
-from heat_k8s import kinds
 
 
 class Rule(str):
@@ -137,15 +136,11 @@ def _differences(rule, old, new):
     return [str(rule)]
 
 
-def rules(kind):
-    """The rules for kind, including those for every kind."""
-    return EVERY_KIND + kinds.declared(kind).immutable
-
-
-def replacement_paths(kind, old, new):
-    """Immutable paths whose value differs between two desired manifests."""
+def changed_paths(rules, old, new):
+    """The paths of rules whose value differs between two desired
+    manifests."""
     changed = set()
-    for rule in rules(kind):
+    for rule in rules:
         if rule.when_old and _get(old, rule.when_old) is not True:
             continue
         changed.update(_differences(rule, old, new))

@@ -24,7 +24,7 @@ place, replace alone and delete, and keeps its record of what exists
 import collections
 import json
 
-from heat_k8s.kinds import immutable
+from heat_k8s import kinds
 
 Identity = collections.namedtuple('Identity', 'group kind namespace name')
 
@@ -85,7 +85,7 @@ def plan(existing, old, new):
             apply.append(ident)
         elif old[ident] == manifest:
             keep.append(ident)
-        elif immutable.replacement_paths(ident.kind, old[ident], manifest):
+        elif kinds.replacement_paths(ident.kind, old[ident], manifest):
             replace.append(ident)
         else:
             apply.append(ident)

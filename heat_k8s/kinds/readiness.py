@@ -25,7 +25,6 @@ spelled as for kubectl wait are in waitfor.
 
 import dataclasses
 
-from heat_k8s import kinds
 from heat_k8s.kinds import diagnosis
 from heat_k8s.kinds import fields
 from heat_k8s.kinds import verdict
@@ -311,16 +310,13 @@ def namespace(obj, related=None):
                                                 phase or 'not active yet'))
 
 
-def evaluate(obj, related=None):
-    """The readiness of a live object by its kind's rule (kinds.KINDS);
-    kinds without one are ready once they exist.
-
-    related: {'pods': [...], 'endpointslices': [...], 'storageclass': {...}}
-    as the kind declares them (decides, explains).
-    """
+def judged(obj, rule, related=None):
+    """The readiness of a live object by rule, its kind's (kinds.evaluate),
+    failed when the object is gone or being deleted, stuck when its image
+    cannot be pulled."""
     if not obj:
         return _failed('object not found')
-    result = kinds.declared(obj.get('kind')).ready(obj, related or {})
+    result = rule(obj, related or {})
     metadata = obj.get('metadata') or {}
     if result.state == PROGRESSING and metadata.get('deletionTimestamp'):
         # An object on its way out will never become ready.

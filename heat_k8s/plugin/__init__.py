@@ -16,6 +16,11 @@
 
 Heat skips ``__init__`` when it walks a plugin directory, so this module is
 never loaded by Heat; it only serves the ``heat-k8s-plugin-dir`` command.
+
+The shim, ``heat_k8s_plugin``, imports the resource types' registry, the
+engine fixes' start and the client plugin (its warnings at start), and
+nothing imports it; this module imports
+nothing of heat_k8s (``cmd.configure`` reads its path).
 """
 
 import os

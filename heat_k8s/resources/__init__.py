@@ -24,6 +24,7 @@ name; three are shorter: ``pvc`` (OS::Kubernetes::PersistentVolumeClaim),
 lifecycle, the shared properties, the mixins) is ``shared``; the pure
 rules they apply to objects (ownership labels, object sets, projection)
 are in ``heat_k8s.kinds``, and the fixes to Heat's engine are
-``heat_k8s.enginefixes``. This layer may import every other layer; the
-others never import it.
+``heat_k8s.enginefixes``. This layer may import every other layer; of
+the others only the entry points (``heat_k8s.plugin``'s shim, ``cmd``)
+import it.
 """

@@ -12,8 +12,10 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""The OS::Kubernetes::* resource types (and OS::HeatK8s::RenderedFiles),
-for Heat's plugin loader."""
+"""The resource types, for Heat's plugin loader: the OS::Kubernetes::*
+types (one per kind, OS::Kubernetes::Resource for any object and
+OS::Kubernetes::Objects for many) and the OS::HeatK8s::* types that make
+no Kubernetes object (RenderedFiles, RandomSecret, Requires)."""
 
 from heat_k8s.resources import configmap
 from heat_k8s.resources import cronjob

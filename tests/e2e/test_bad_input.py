@@ -14,14 +14,18 @@
 
 Each template is refused by `openstack orchestration template validate`
 with a message naming the property and field path, and by `stack create`
-before any stack exists.
+before any stack exists. A key written twice is refused where Heat parses
+text: heat-api (through the paste filter the local cloud configures) and
+heat-engine (nested templates).
 """
 
 import uuid
 
+from heatclient import exc as heat_exc
 import pytest
 import yaml
 
+from tests.e2e import stacks
 from tests.e2e import test_templates as tt
 
 DEPLOYMENT = {
@@ -88,3 +92,35 @@ def test_refused_at_validate_and_at_create(localcloud, tmp_path, case):
     assert 'hunter2' not in created.stdout + created.stderr
     shown = localcloud.run('openstack', 'stack', 'show', name, check=False)
     assert shown.returncode != 0, shown.stdout
+
+
+# Hand-made: the first `data` would be lost in silence.
+TWICE = """heat_template_version: 2021-04-16
+resources:
+  conf:
+    type: OS::Kubernetes::ConfigMap
+    properties:
+      data: {a: '1'}
+      data: {b: '2'}
+"""
+TWICE_SAID = "Duplicate key 'data' in one mapping (lines 6 and 7)"
+
+
+def test_a_key_written_twice_is_refused_where_heat_parses(localcloud):
+    # Sent as text, as an API client may: heat-api parses it (the openstack
+    # client parses a file itself and sends what it read).
+    heat = stacks.Heat(localcloud)
+    with pytest.raises(heat_exc.HTTPBadRequest) as refused:
+        heat.client.stacks.validate(template=TWICE)
+    assert TWICE_SAID in str(refused.value)
+
+    # A nested template of `files`: heat-engine parses it, at create.
+    name = 'e2e-twice-' + uuid.uuid4().hex[:6]
+    parent = {'heat_template_version': '2021-04-16',
+              'resources': {'inner': {'type': 'inner.yaml'}}}
+    with pytest.raises(heat_exc.HTTPBadRequest) as refused:
+        heat.client.stacks.create(stack_name=name, template=parent,
+                                  files={'inner.yaml': TWICE})
+    assert TWICE_SAID in str(refused.value)
+    with pytest.raises(heat_exc.HTTPNotFound):
+        heat.stack(name)

@@ -62,7 +62,7 @@ def export(localcloud, entry_points):
     """Run the export as os_cloud; `openstack` picks the command."""
     def run(*args, os_cloud='demo', openstack=False):
         argv = (['openstack', 'stack', 'kubernetes', 'export'] if openstack
-                else [sys.executable, '-m', 'heat_k8s.cmd.export'])
+                else [sys.executable, '-m', 'heat_k8s.cmd.exportstack'])
         path = [REPO, entry_points] + [
             p for p in [localcloud.env.get('PYTHONPATH')] if p]
         return cloud.run(argv + list(args), check=False,

@@ -25,6 +25,7 @@ import uuid
 import kubernetes
 import pytest
 
+from heat_k8s import kinds
 from heat_k8s.kinds import readiness
 from tests.functional import cloud
 from tests.functional.recording import SLOW
@@ -67,7 +68,7 @@ def workload(kind, name, labels, *containers, **spec):
 
 
 def ready(obj, related=None):
-    return readiness.evaluate(obj, related).state == READY
+    return kinds.evaluate(obj, related).state == READY
 
 
 def test_configuration_objects(api, namespace):

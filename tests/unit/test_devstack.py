@@ -113,6 +113,7 @@ class PhasesTest(unittest.TestCase):
         self.assertEqual(0, out.returncode, out.stderr)
         self.assertEqual(
             ['--config-file', self.conf,
+             '--api-paste', '/etc/heat/api-paste.ini',
              '--default-namespace', '%(project_id)s',
              '--ca-file', '/etc/k8s/ca.crt',
              '--catalog', '--register-endpoint', 'https://k8s:6443',
@@ -123,11 +124,18 @@ class PhasesTest(unittest.TestCase):
 
     def test_post_config_writes_heat_conf(self):
         self.fake_configure(real=True)
+        paste = os.path.join(self.dir, 'api-paste.ini')
+        with open(paste, 'w') as f:  # hand-made: Heat's shape, one flavor
+            f.write('[composite:api]\ndefault = cors context apiv1app\n')
         out = self.stack('post-config',
                          HEAT_K8S_API_URL='https://k8s:6443',
                          HEAT_K8S_REGISTER_ENDPOINT='False',
-                         HEAT_K8S_INSECURE='True')
+                         HEAT_K8S_INSECURE='True',
+                         HEAT_API_PASTE_FILE=paste)
         self.assertEqual(0, out.returncode, out.stderr)
+        with open(paste) as f:
+            self.assertIn('default = cors context heat_k8s apiv1app\n',
+                          f.read())
         with open(self.conf) as f:
             text = f.read()
         self.assertTrue(text.startswith(

@@ -334,10 +334,10 @@ class CommandLineTest(unittest.TestCase):
     def test_console_script_options(self):
         import openstack.config
 
-        from heat_k8s.cmd import export
+        from heat_k8s.cmd import exportstack
         config = openstack.config.OpenStackConfig(load_yaml_config=False,
                                                   load_envvars=False)
-        self.check(export.parser(config, self.ARGV).parse_args(self.ARGV))
+        self.check(exportstack.parser(config, self.ARGV).parse_args(self.ARGV))
 
     def test_openstack_command_options(self):
         from heat_k8s.export import osc
@@ -364,7 +364,7 @@ class CommandLineTest(unittest.TestCase):
         setup.read(os.path.join(os.path.dirname(__file__), '..', '..',
                                 'setup.cfg'))
         points = setup['entry_points']
-        self.assertIn('heat-k8s-export = heat_k8s.cmd.export:main',
+        self.assertIn('heat-k8s-export = heat_k8s.cmd.exportstack:main',
                       points['console_scripts'])
         self.assertIn('stack_kubernetes_export = '
                       'heat_k8s.export.osc:ExportStack',

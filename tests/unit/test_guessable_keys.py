@@ -194,6 +194,10 @@ class CheckTest(KeysTestCase):
             cloud.identity = types.SimpleNamespace(
                 password=lambda name: 'pw', url='http://127.0.0.1:5000/v3')
             cloud.configure_tool = lambda *args: ''
+            # Heat's api-paste.ini, which configure copies (content unused).
+            os.makedirs(os.path.join(state, 'etc', 'heat'))
+            open(os.path.join(state, 'etc', 'heat', 'api-paste.ini'),
+                 'w').close()
             cloud.configure('sqlite://', 'rabbit://127.0.0.1')
             out = subprocess.run(
                 [sys.executable, '-m', 'heat_k8s.cmd.keys', '--config-file',

@@ -15,12 +15,14 @@
 """The tree shows the design (README, "Where things are"): each module at
 the top of heat_k8s/resources/ is one resource type, what the types are
 built from is in resources/shared/, and the pure helpers are in
-heat_k8s/kinds/, which imports no Heat."""
+heat_k8s/kinds/, which imports no Heat; no module of heat_k8s imports
+itself through others, and what the types share imports no type."""
 
 from tests.unit import heat_harness  # noqa: F401  first: sets up Heat
 
 # isort: split
 
+import ast
 import os
 import pkgutil
 import subprocess
@@ -56,3 +58,122 @@ def test_the_kinds_layer_imports_no_heat_and_no_other_layer():
             if name == 'heat' or name.startswith('heat.') or
             name.startswith('heat_k8s.') and
             not name.startswith('heat_k8s.kinds')] == []
+
+
+def imports(root, package='heat_k8s'):
+    """{module: modules of package it imports}, read from the source
+    under root (function-level imports too: a loop is a loop)."""
+    paths = {}
+    for folder, _, files in os.walk(os.path.join(root, package)):
+        for name in files:
+            if name.endswith('.py'):
+                path = os.path.join(folder, name)
+                module = os.path.relpath(path, root)[:-3].replace(os.sep, '.')
+                paths[module.removesuffix('.__init__')] = path
+    graph = {}
+    for module, path in paths.items():
+        here = module if path.endswith('__init__.py') else \
+            module.rpartition('.')[0]
+        found = set()
+        with open(path) as source:
+            tree = ast.parse(source.read())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ''
+                if node.level:
+                    parts = here.split('.')[:len(here.split('.')) -
+                                             node.level + 1]
+                    base = '.'.join(parts + ([base] if base else []))
+                for alias in node.names:
+                    name = base + '.' + alias.name
+                    found.add(name if name in paths else base)
+        graph[module] = sorted(found & set(paths) - {module})
+    return graph
+
+
+def cycles(graph):
+    """The import loops of graph, each as the modules around it."""
+    loops, state = [], {}
+
+    def visit(module, trail):
+        state[module] = 'open'
+        for other in graph.get(module, ()):
+            if state.get(other) == 'open':
+                loops.append(trail[trail.index(other):] + [other])
+            elif other not in state:
+                visit(other, trail + [other])
+        state[module] = 'done'
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    return loops
+
+
+# What each package's docstring says it may import of heat_k8s (None:
+# any package); config is the one module at the top.
+MAY_IMPORT = {
+    'kinds': (), 'rendering': (), 'secrecy': (), 'enginefixes': (),
+    'client': ('kinds', 'config'), 'waiting': ('kinds', 'client.apierrors'),
+    'export': ('kinds', 'client'),
+    'plugin': ('enginefixes', 'resources', 'client'),
+    'config': ('enginefixes',), 'resources': None, 'cmd': None,
+}
+
+
+def test_each_package_imports_only_what_its_docstring_says():
+    graph = imports(ROOT)
+    packages = {module.split('.')[1] for module in graph if '.' in module}
+    assert packages == set(MAY_IMPORT)
+    wrong = []
+    for module, found in graph.items():
+        if module == 'heat_k8s' or MAY_IMPORT[module.split('.')[1]] is None:
+            continue
+        allowed = ('heat_k8s.' + module.split('.')[1],) + tuple(
+            'heat_k8s.' + name for name in MAY_IMPORT[module.split('.')[1]])
+        wrong += [(module, imported) for imported in found
+                  if imported != 'heat_k8s' and not any(
+                      imported == a or imported.startswith(a + '.')
+                      for a in allowed)]
+    assert wrong == []
+
+
+def test_no_module_imports_itself_through_others():
+    graph = imports(ROOT)
+    assert 'heat_k8s.kinds' in graph['heat_k8s.kinds.naming']  # sees them
+    assert cycles(graph) == []
+
+
+def test_what_the_types_share_imports_no_type():
+    shared = 'heat_k8s.resources.shared'
+    assert [(module, imported)
+            for module, found in imports(ROOT).items()
+            if module == shared or module.startswith(shared + '.')
+            for imported in found
+            if imported.startswith('heat_k8s.resources.') and
+            not imported.startswith(shared)] == []
+
+
+def test_the_checks_see_a_loop_and_a_shared_module_importing_a_type(
+        tmp_path):
+    # A made-up tree: the loop through a package's __init__ that kinds had.
+    for name, text in {
+            'pkg/__init__.py': 'from pkg import rules\n',
+            'pkg/rules.py': 'from pkg import table\n',
+            'pkg/table.py': 'import pkg\n',
+            'pkg/fine.py': 'from pkg import rules\n'}.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    graph = imports(str(tmp_path), 'pkg')
+    assert graph['pkg.fine'] == ['pkg.rules']
+    assert cycles(graph) == [['pkg', 'pkg.rules', 'pkg.table', 'pkg']]
+
+
+def test_the_registry_says_which_types_are_not_one_kind_each():
+    doc = ' '.join(registry.__doc__.split())
+    for name in registry.RESOURCE_TYPES:
+        if name not in registry.KUBERNETES_TYPES or name == \
+                'OS::Kubernetes::Resource':
+            assert name.split('::')[-1] in doc, name

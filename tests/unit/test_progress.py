@@ -18,6 +18,7 @@ often it is stored (heat_k8s.kinds.progress, heat_k8s.waiting.reporting)."""
 import datetime
 import json
 
+from heat_k8s import kinds
 from heat_k8s.kinds import progress
 from heat_k8s.kinds import readiness
 from heat_k8s.waiting import awaiter
@@ -30,7 +31,7 @@ NOW = datetime.datetime(2026, 11, 27, 18, 40, 48, tzinfo=UTC)
 
 
 def text(obj, related=None, now=NOW):
-    return progress.text(obj, readiness.evaluate(obj, related), related, now)
+    return progress.text(obj, kinds.evaluate(obj, related), related, now)
 
 
 def test_a_rollout_names_its_counts_and_its_pods_on_their_way():

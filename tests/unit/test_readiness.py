@@ -623,14 +623,14 @@ class ExistenceTest(unittest.TestCase):
     def test_configmap_and_secret_are_ready_once_they_exist(self):
         for name in ('configmap', 'secret'):
             self.assertEqual(readiness.Verdict(READY),
-                             readiness.evaluate(load(name)))
+                             kinds.evaluate(load(name)))
 
     def test_unknown_kinds_are_ready_once_they_exist(self):
         custom = {'apiVersion': 'example.com/v1', 'kind': 'Database',
                   'metadata': {'name': 'db', 'namespace': 'demo'},
                   'status': {'conditions': [{'type': 'Ready',
                                              'status': 'False'}]}}
-        self.assertEqual(READY, readiness.evaluate(custom).state)
+        self.assertEqual(READY, kinds.evaluate(custom).state)
 
 
 class EvaluateTest(unittest.TestCase):
@@ -639,8 +639,8 @@ class EvaluateTest(unittest.TestCase):
         pods = {'pods': [load('pod_crashloop')]}
         deployment = with_status('deployment_ready', readyReplicas=2)
         self.assertEqual(readiness.deployment(deployment, pods),
-                         readiness.evaluate(deployment, pods))
-        self.assertEqual(FAILED, readiness.evaluate(load('job_failed')).state)
+                         kinds.evaluate(deployment, pods))
+        self.assertEqual(FAILED, kinds.evaluate(load('job_failed')).state)
 
     def test_each_kind_declares_its_rule_and_related_objects(self):
         declared = kinds.KINDS
@@ -676,19 +676,19 @@ class EvaluateTest(unittest.TestCase):
             self.assertFalse(kinds.KINDS[obj['kind']].decides, name)
             for related in ([], pods, pods[:1]):
                 self.assertEqual(
-                    readiness.evaluate(obj).state,
-                    readiness.evaluate(obj, {'pods': related}).state,
+                    kinds.evaluate(obj).state,
+                    kinds.evaluate(obj, {'pods': related}).state,
                     name)
 
     def test_missing_object_fails(self):
-        self.assertEqual(FAILED, readiness.evaluate(None).state)
+        self.assertEqual(FAILED, kinds.evaluate(None).state)
 
     def test_object_being_deleted_will_not_become_ready(self):
         deployment = with_status('deployment_ready', readyReplicas=2)
         deployment['metadata'].update(
             deletionTimestamp='2026-11-22T05:00:00Z',
             finalizers=['foregroundDeletion'])
-        verdict = readiness.evaluate(deployment)
+        verdict = kinds.evaluate(deployment)
         self.assertEqual(FAILED, verdict.state)
         self.assertEqual('Deployment web is being deleted (finalizers: '
                          'foregroundDeletion); 2/3 replicas ready',
@@ -697,13 +697,13 @@ class EvaluateTest(unittest.TestCase):
     def test_ready_object_being_deleted_stays_ready(self):
         pod = load('pod_ready')
         pod['metadata']['deletionTimestamp'] = '2026-11-22T05:00:00Z'
-        self.assertEqual(READY, readiness.evaluate(pod).state)
+        self.assertEqual(READY, kinds.evaluate(pod).state)
 
     def test_secret_data_never_appears_in_messages(self):
         secret = load('secret')
         secret['metadata']['deletionTimestamp'] = '2026-11-22T05:00:00Z'
         for obj in (secret, load('secret')):
-            message = readiness.evaluate(obj).message
+            message = kinds.evaluate(obj).message
             for value in ('czNjcjN0LVBhNTV3MHJk', 's3cr3t-Pa55w0rd',
                           'keystone'):
                 self.assertNotIn(value, message)

@@ -16,6 +16,7 @@ tests/functional/test_real_node.py with HEAT_K8S_RECORD_FIXTURES=1."""
 
 import pytest
 
+from heat_k8s import kinds
 from heat_k8s.kinds import diagnosis
 from heat_k8s.kinds import readiness
 from tests.unit.fixtures import load
@@ -25,7 +26,7 @@ READY, PROGRESSING, FAILED = (readiness.READY, readiness.PROGRESSING,
 
 
 def test_a_running_pod_is_ready():
-    assert readiness.evaluate(load('pod_ready')).state == READY
+    assert kinds.evaluate(load('pod_ready')).state == READY
 
 
 def test_a_crash_loop_as_the_kubelet_reports_it():
@@ -33,14 +34,14 @@ def test_a_crash_loop_as_the_kubelet_reports_it():
     (status,) = pod['status']['containerStatuses']
     # Back-off, as 1.36 shows it: the last run terminated, not "waiting".
     assert 'terminated' in status['state']
-    verdict = readiness.evaluate(pod)
+    verdict = kinds.evaluate(pod)
     assert verdict == readiness.Verdict(PROGRESSING, (
         'pod crash container app: crash loop, restarted 2 times, terminated '
         'with exit code 2: cannot reach the database'))
 
 
 def test_an_image_that_is_not_there():
-    verdict = readiness.evaluate(load('pod_image_missing'))
+    verdict = kinds.evaluate(load('pod_image_missing'))
     assert verdict == readiness.Verdict(PROGRESSING, (
         'pod noimage container app: ErrImageNeverPull: Container image '
         '"localhost/heat-k8s/not-built:1" is not present with pull policy '
@@ -50,21 +51,21 @@ def test_an_image_that_is_not_there():
 def test_a_job_whose_pod_cannot_pull_its_image_is_stuck():
     job = load('job_failed')
     job['status'] = {'active': 1}
-    verdict = readiness.evaluate(job, {'pods': [load('pod_image_missing')]})
+    verdict = kinds.evaluate(job, {'pods': [load('pod_image_missing')]})
     assert (verdict.state, verdict.stuck) == (PROGRESSING, True)
     # Without its pods (read only to explain) nothing says it is stuck.
-    assert not readiness.evaluate(job).stuck
+    assert not kinds.evaluate(job).stuck
 
 
 def test_a_failing_readiness_probe_is_named():
-    verdict = readiness.evaluate(load('pod_probe_failing'))
+    verdict = kinds.evaluate(load('pod_probe_failing'))
     assert verdict == readiness.Verdict(PROGRESSING, (
         'pod unready container app: running but not ready (readiness probe '
         'exec sh -c echo not yet; exit 1 not passing)'))
 
 
 def test_a_failed_job_with_its_pods_exit_code_and_message():
-    verdict = readiness.evaluate(load('job_failed'),
+    verdict = kinds.evaluate(load('job_failed'),
                                  {'pods': [load('job_failed_pod')]})
     assert verdict.state == FAILED
     assert verdict.message.startswith('job migrate failed: pod migrate-')
@@ -75,7 +76,7 @@ def test_a_failed_job_with_its_pods_exit_code_and_message():
 
 
 def test_a_stalled_rollout_fails():
-    verdict = readiness.evaluate(load('deployment_deadline'))
+    verdict = kinds.evaluate(load('deployment_deadline'))
     assert verdict.state == FAILED
     assert verdict.message.startswith(
         'deployment stalled rollout failed: ProgressDeadlineExceeded: '
@@ -83,7 +84,7 @@ def test_a_stalled_rollout_fails():
 
 
 def test_a_claim_bound_to_a_local_volume():
-    verdict = readiness.evaluate(load('pvc_bound_local'))
+    verdict = kinds.evaluate(load('pvc_bound_local'))
     assert verdict.state == READY
     assert verdict.message.startswith('claim data is bound to volume local-')
 

@@ -16,6 +16,7 @@ shows cannot go stale."""
 
 import io
 import os
+import re
 import unittest
 
 from oslo_config import cfg
@@ -56,3 +57,62 @@ class SampleConfigTest(unittest.TestCase):
             for opt in opts:
                 with self.subTest(option='%s.%s' % (group, opt.name)):
                     self.assertTrue(opt.help and opt.help.strip())
+
+
+def sample_options(text):
+    """({(group, name)} of the sample, {(group, name)} it says are
+    deprecated names of an option)."""
+    current, deprecated, group = set(), set(), None
+    for line in text.splitlines():
+        found = re.match(r'\[(\w+)\]$', line)
+        if found:
+            group = found.group(1)
+        found = re.match(r'#?(\w+) =( |$)', line)
+        if found and group:
+            current.add((group, found.group(1)))
+        found = re.match(r'# Deprecated group/name - \[(\w+)\]/(\w+)$', line)
+        if found:
+            deprecated.add(found.groups())
+    return current, deprecated
+
+
+def doc_options(text, groups):
+    """(options set in the literal ini blocks, options named in the prose
+    with whether the paragraph says 'deprecated'), for `groups` only."""
+    settings, named, group = set(), set(), None
+    for line in text.splitlines():
+        found = re.match(r'\s+\[(\w+)\]\s*$', line)
+        if found:
+            group = found.group(1)
+            continue
+        found = re.match(r'\s+(\w+) = ', line)
+        if found and group in groups:
+            settings.add((group, found.group(1)))
+        elif line and not line[0].isspace():
+            group = None  # out of the block
+    for paragraph in re.split(r'\n\s*\n', text):
+        flat = ' '.join(paragraph.split())
+        for found in re.finditer(r'``\[(\w+)\] (\w+)|'
+                                 r':oslo.config:option:`(\w+)\.(\w+)`', flat):
+            option = tuple(part for part in found.groups() if part)
+            if option[0] in groups:
+                named.add((option, 'deprecated' in flat))
+    return settings, named
+
+
+class InstallGuideTest(unittest.TestCase):
+    """The option names the install guide sets or names, in step with the
+    sample: a renamed or moved option shows here."""
+
+    def test_the_guide_sets_and_names_the_samples_options(self):
+        with open(SAMPLE) as f:
+            current, deprecated = sample_options(f.read())
+        groups = {group for group, _ in current} - {'DEFAULT'}
+        with open(os.path.join(REPO, 'doc', 'source', 'install.rst')) as f:
+            settings, named = doc_options(f.read(), groups)
+        self.assertIn(('clients_kubernetes', 'ca_file'), settings)
+        self.assertEqual(set(), settings - current)
+        for option, says_deprecated in named:
+            with self.subTest(option='[%s] %s' % option):
+                self.assertTrue(option in current or (
+                    option in deprecated and says_deprecated))

@@ -22,6 +22,7 @@ Deployment that stays up. The looks replay in order on a fake clock.
 
 import pytest
 
+from heat_k8s import kinds
 from heat_k8s.kinds import readiness
 from heat_k8s.kinds import steadiness
 from heat_k8s.waiting import awaiter
@@ -70,7 +71,7 @@ class Replay:
         return self.current['object']
 
     def judge(self, obj, explain):
-        return readiness.evaluate(obj, {'pods': self.current['pods']})
+        return kinds.evaluate(obj, {'pods': self.current['pods']})
 
     def pods(self, obj):
         return self.current['pods']
@@ -91,7 +92,7 @@ def test_the_rule_alone_reads_a_container_that_exits_at_once_ready():
     # The defect: the Deployment is available while its only container
     # runs for a moment.
     first = looks('exits_at_once')[0]
-    assert readiness.evaluate(first['object']).state == readiness.READY
+    assert kinds.evaluate(first['object']).state == readiness.READY
     assert Replay('exits_at_once', holds=False).run() == [awaiter.READY]
 
 

@@ -26,8 +26,8 @@ import sys
 
 import pytest
 
+from heat_k8s import kinds
 from heat_k8s.client import apierrors
-from heat_k8s.kinds import readiness
 from heat_k8s.waiting import awaiter
 from tests.unit.fixtures import load
 
@@ -94,7 +94,7 @@ class Cluster:
 
     def judge(self, obj, explain):
         self.explained.append(explain)
-        return readiness.evaluate(obj)
+        return kinds.evaluate(obj)
 
     def events_for(self, obj):
         return self.events

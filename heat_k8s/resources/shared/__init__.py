@@ -22,7 +22,10 @@ to ``heat_k8s.waiting``). ``common`` has the properties and attributes
 every type shares. ``sensitive`` (hidden property values), ``literal``
 (checks at `template validate`), ``templated`` (files rendered from
 templates) and ``references`` (the references_only property) serve the
-types that need them. ``members`` is how OS::Kubernetes::Objects sees
-each of its objects as the OS::Kubernetes::Resource it would be, so it is
-the one module here that imports a type's (``generic``).
+types that need them. ``anyobject`` is any object given as a whole
+manifest: what OS::Kubernetes::Resource (``generic``) is, and what
+``members`` makes of each object of OS::Kubernetes::Objects.
+
+It imports Heat and the layers below (``kinds``, ``client``,
+``waiting``, ``rendering``, ``secrecy``), never a resource type.
 """

@@ -146,7 +146,7 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
 
     def needs_replace_with_prop_diff(self, changed_properties_set,
                                      after_props, before_props):
-        paths = immutable.replacement_paths(
+        paths = kinds.replacement_paths(
             self.kind_of(after_props),
             self.comparable_manifest(before_props),
             self.comparable_manifest(after_props))

@@ -142,11 +142,11 @@ class Observed:
         """
         kind = obj['kind']
         deciding = kinds.declared(kind).decides
-        result = readiness.evaluate(obj, kube.related(obj, deciding))
+        result = kinds.evaluate(obj, kube.related(obj, deciding))
         explaining = kinds.declared(kind).explains
         if explaining and (result.state == readiness.FAILED or (
                 explain and result.state != readiness.READY)):
-            result = readiness.evaluate(
+            result = kinds.evaluate(
                 obj, kube.related(obj, deciding | explaining))
         return result
 

@@ -27,7 +27,7 @@ from heat.common import exception
 
 from heat_k8s.client import kube as kube_mod
 from heat_k8s.kinds import objectset
-from heat_k8s.resources import generic
+from heat_k8s.resources.shared import anyobject
 from heat_k8s.resources.shared import common
 from heat_k8s.resources.shared import sensitive
 from heat_k8s.waiting import awaiter
@@ -38,7 +38,7 @@ NAMESPACE, CLUSTER, WAIT, TIMEOUT = (
 POOL_SIZE = 8  # requests in flight at once; the client pool keeps 16
 
 
-class Member(generic.Resource):
+class Member(anyobject.AnyObject):
     """One entry of `manifests`, as the OS::Kubernetes::Resource it would be.
 
     A view sharing its owner's Heat state (stack, name, uuid, context), so
@@ -56,8 +56,8 @@ class Member(generic.Resource):
             common.NAME: name, NAMESPACE: props[NAMESPACE],
             common.LABELS: {}, common.ANNOTATIONS: {},
             CLUSTER: props[CLUSTER], WAIT: props[WAIT],
-            TIMEOUT: props[TIMEOUT], generic.MANIFEST: manifest,
-            generic.WAIT_FOR: None})
+            TIMEOUT: props[TIMEOUT], anyobject.MANIFEST: manifest,
+            anyobject.WAIT_FOR: None})
         return member
 
     def data(self):

@@ -16,7 +16,8 @@ heat.conf is generated in ``<state>/heat``: MariaDB database, RabbitMQ
 transport, Keystone middleware, trusts for deferred auth, the stack user
 domain. heat-k8s's own settings (``plugin_dirs`` = Heat's defaults plus
 its plugin directory, ``[clients_kubernetes] ca_file``, the Kubernetes
-endpoint from the catalog) are then written by the package's
+endpoint from the catalog, heat-api's paste filter in a copy of Heat's
+``api-paste.ini``) are then written by the package's
 ``heat-k8s-configure``, as an operator or devstack would. The engine runs
 ``num_engine_workers`` worker processes.
 """
@@ -123,7 +124,7 @@ user_domain_name = Default
 auth_uri = {keystone}
 
 [paste_deploy]
-api_paste_config = {venv}/etc/heat/api-paste.ini
+api_paste_config = {dir}/api-paste.ini
 
 [oslo_concurrency]
 lock_path = {dir}/lock
@@ -194,11 +195,15 @@ class Heat(daemons.Service):
             keystone=self.identity.url, service_user=SERVICE_USER,
             service_password=self.identity.password(SERVICE_USER),
             dir=self.dir)
-        daemons.write_files({self.conf: text})
+        paste = os.path.join(self.dir, 'api-paste.ini')
+        with open(os.path.join(self.venv, 'etc', 'heat',
+                               'api-paste.ini')) as released:
+            daemons.write_files({self.conf: text, paste: released.read()})
         # heat-k8s's settings, by its helper: the endpoint from the
         # catalog (registered by register_kubernetes()), the cluster's CA.
         self.configure_tool('--config-file', self.conf, '--catalog',
-                            '--ca-file', self.cluster.ca_file)
+                            '--ca-file', self.cluster.ca_file,
+                            '--api-paste', paste)
 
     def configure_tool(self, *args, env=None):
         """Run heat-k8s-configure (installed with the package)."""
