@@ -37,6 +37,10 @@ _STARTING = frozenset({'ContainerCreating', 'PodInitializing'})
 IMAGE_UNAVAILABLE = frozenset({'ErrImagePull', 'ImagePullBackOff',
                                'InvalidImageName', 'ErrImageNeverPull'})
 
+# Reasons the volume controller gives on a claim it cannot bind: no
+# volume matches and no class provisions one, or its class is missing.
+CANNOT_BIND = frozenset({'FailedBinding', 'ProvisioningFailed'})
+
 _clip, _reason = verdict.clip, verdict.reason
 
 
@@ -157,6 +161,18 @@ def image_unavailable(pods):
         for _, container in _container_statuses(fields.status_of(pod)))
 
 
+def unschedulable(pods):
+    """Whether the scheduler found no node for a (not terminating) pod of
+    these, and none is being freed for it by preemption."""
+    for pod in _not_terminating(pods):
+        scheduled = fields.conditions_of(pod).get('PodScheduled') or {}
+        if (scheduled.get('status') == 'False' and
+                scheduled.get('reason') == 'Unschedulable' and
+                not fields.status_of(pod).get('nominatedNodeName')):
+            return True
+    return False
+
+
 def _not_terminating(pods):
     return [pod for pod in pods or ()
             if not (pod.get('metadata') or {}).get('deletionTimestamp')]
@@ -205,6 +221,17 @@ def _event_count(event):
             or event.get('deprecatedCount') or 1)
 
 
+def binding_failure(events):
+    """'Reason: message' of a claim's latest event when it says the claim
+    cannot be bound (CANNOT_BIND), else ''. A later event (a provisioner
+    at work) means it is only slow."""
+    latest = max(events or (), key=_event_time, default=None)
+    if latest is None or latest.get('reason') not in CANNOT_BIND:
+        return ''
+    return _reason({'reason': latest.get('reason'),
+                    'message': latest.get('message') or latest.get('note')})
+
+
 def warning_events(events, limit=MAX_EVENTS):
     """Distinct Warning events as text, most recent first, at most limit."""
     seen = {}
@@ -221,8 +248,10 @@ def warning_events(events, limit=MAX_EVENTS):
 
 
 def explain(result, events):
-    """A verdict's message followed by recent Warning events."""
-    found = warning_events(events)
+    """A verdict's message followed by recent Warning events it does not
+    already quote."""
+    found = [text for text in warning_events(events)
+             if text.split(' (x')[0] not in result.message]
     if not found:
         return result.message
     text = 'Warning events: ' + '; '.join(found)

@@ -34,6 +34,7 @@ from heat_k8s.kinds import waitfor
 # Re-exported: callers use readiness.READY, readiness.Verdict, the
 # kubectl-wait conditions (waitfor) and explain (diagnosis) through here.
 READY, PROGRESSING, FAILED = verdict.READY, verdict.PROGRESSING, verdict.FAILED
+IMAGE_PULL, PENDING = verdict.IMAGE_PULL, verdict.PENDING
 Verdict = verdict.Verdict
 explain = diagnosis.explain
 WaitCondition = waitfor.WaitCondition
@@ -131,8 +132,18 @@ def job(obj, related=None):
         succeeded, '' if completions is None else '/%d' % completions,
         status.get('active', 0), status.get('failed', 0),
         spec.get('backoffLimit', 6))
-    return _progressing(_join('job %s is running: %s' % (name, progress),
-                              *_pod_problems(pods)))
+    return _progressing(_join('job %s is %s: %s' % (
+        name, 'running' if _job_running(pods) else 'pending',
+        progress), *_pod_problems(pods)))
+
+
+def _job_running(pods):
+    """False when the Job's pods were read and none of them runs (all
+    Pending: unscheduled, pulling, or between retries)."""
+    if pods is None:
+        return True
+    return any(_status(p).get('phase') == 'Running' for p in pods
+               if not (p.get('metadata') or {}).get('deletionTimestamp'))
 
 
 def cronjob(obj, related=None):
@@ -293,8 +304,12 @@ def persistentvolumeclaim(obj, related=None):
         source = 'no storage class: needs a matching PersistentVolume'
     else:
         source = 'storage class %s' % (class_name or '(default)')
-    return _progressing('claim %s is %s, waiting for a volume (%s)'
-                        % (name, phase, source))
+    text = 'claim %s is %s, waiting for a volume (%s)' % (name, phase, source)
+    # The volume controller's own words, read with its events.
+    cannot = diagnosis.binding_failure((related or {}).get('events'))
+    if cannot:
+        return Verdict(PROGRESSING, _join(text, cannot), stuck=PENDING)
+    return _progressing(text)
 
 
 def namespace(obj, related=None):
@@ -311,12 +326,18 @@ def namespace(obj, related=None):
                                                 phase or 'not active yet'))
 
 
+# Pods that the cluster retries for but that rarely heal by themselves,
+# and the grace each gets (verdict.Verdict.stuck); the first match wins.
+STUCK_PODS = ((IMAGE_PULL, diagnosis.image_unavailable),
+              (PENDING, diagnosis.unschedulable))
+
+
 def evaluate(obj, related=None):
     """The readiness of a live object by its kind's rule (kinds.KINDS);
     kinds without one are ready once they exist.
 
-    related: {'pods': [...], 'endpointslices': [...], 'storageclass': {...}}
-    as the kind declares them (decides, explains).
+    related: {'pods': [...], 'endpointslices': [...], 'storageclass': {...},
+    'events': [...]} as the kind declares them (decides, explains).
     """
     if not obj:
         return _failed('object not found')
@@ -329,9 +350,10 @@ def evaluate(obj, related=None):
             obj.get('kind'), _name(obj),
             ' (finalizers: %s)' % ', '.join(finalizers) if finalizers else ''),
             result.message))
-    if result.state == PROGRESSING and diagnosis.image_unavailable(
-            [obj] if obj.get('kind') == 'Pod' else
-            (related or {}).get('pods')):
-        return dataclasses.replace(result, stuck=True)
+    if result.state == PROGRESSING and not result.stuck:
+        pods = ([obj] if obj.get('kind') == 'Pod' else
+                (related or {}).get('pods'))
+        for grace, stuck in STUCK_PODS:
+            if stuck(pods):
+                return dataclasses.replace(result, stuck=grace)
     return result
-
