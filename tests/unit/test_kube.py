@@ -102,7 +102,8 @@ class PathTest(testtools.TestCase):
 
     def test_every_declared_related_object_has_a_fetcher(self):
         related = set().union(*(kind.related for kind in kinds.DECLARATIONS))
-        self.assertEqual({'pods', 'endpointslices', 'storageclass'}, related)
+        self.assertEqual({'pods', 'endpointslices', 'storageclass', 'events'},
+                         related)
         self.assertEqual(related, set(kube.Kube.RELATED))
 
     def test_discovered_kinds_have_no_rules_of_their_own(self):
@@ -412,11 +413,12 @@ class WatchTest(testtools.TestCase):
                           % namespace), read[:2])
 
     def test_what_decides_readiness_is_what_is_watched(self):
-        self.assertEqual('watch_endpoints', kube.Kube.watcher_for(
+        client = kube.Kube(mock.Mock())
+        self.assertEqual(client.watch_endpoints, client.watcher_for(
             kinds.declared('Service').decides))
         # A claim changes itself as it binds; its StorageClass never does.
         for kind in ('PersistentVolumeClaim', 'Deployment', 'Job'):
-            self.assertEqual('watch', kube.Kube.watcher_for(
+            self.assertEqual(client.watch, client.watcher_for(
                 kinds.declared(kind).decides))
 
     def test_an_unreachable_api_raises_as_a_read_does(self):

@@ -61,6 +61,9 @@ class FakeKube(object):
     def watch(self, obj, seconds):
         return iter(())  # the watch ended with no change
 
+    def watcher_for(self, deciding):
+        return self.watch
+
 
 class RecoveryTest(heat_harness.KubernetesTestCase):
 
