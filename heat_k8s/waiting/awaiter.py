@@ -20,8 +20,11 @@ takes the version a watch last delivered), judges it, and while it is
 progressing watches it for a few seconds, so that readiness is noticed as
 it happens. Between watches the polls back off: the next one comes after
 a quarter of the time waited so far, so readiness is noticed at most ~25%
-late. Transient API errors are retried at the next poll until the
-deadline; at the deadline the failure says what was not ready.
+late. A workload that reads ready must then stay so for a hold, counted
+by its own clock; what is stuck (an image that cannot be pulled, a pod no
+node takes, a claim nothing binds) fails after its grace. Transient API
+errors are retried at the next poll until the deadline; at the deadline
+the failure says what was not ready.
 """
 
 import dataclasses
