@@ -71,8 +71,9 @@ class Replay:
         self.holds = holds
         self.started = self.clock.now
         # late: seconds after its recorded time Heat first looks.
-        self.wall = latest_stamp(self.current) + datetime.timedelta(
-            seconds=late)
+        first = (datetime.datetime.fromisoformat(self.current['at'])
+                 if 'at' in self.current else latest_stamp(self.current))
+        self.wall = first + datetime.timedelta(seconds=late)
         self.waiter = awaiter.Awaiter(
             self, awaiter.Settings(watch_seconds=0, hold_seconds=hold,
                                    crash_restarts=limit),
