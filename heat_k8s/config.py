@@ -122,9 +122,11 @@ kubernetes_opts = [
         min=1,
         max=3600,
         help='Seconds a pod that no node can take (the scheduler\'s '
-             'FailedScheduling: "0/3 nodes are available: ...") or a '
-             'PersistentVolumeClaim that nothing can bind (its '
-             'FailedBinding or ProvisioningFailed event) may stay Pending '
+             'FailedScheduling: "0/3 nodes are available: ..."), a '
+             'container whose ConfigMap or Secret is missing '
+             '(CreateContainerConfigError) or a PersistentVolumeClaim '
+             'that nothing can bind (its FailedBinding or '
+             'ProvisioningFailed event) may stay Pending '
              'before the resource waiting for it (the Pod, Job, workload '
              'or claim) fails with Kubernetes\' own words, rather than at '
              'its timeout. A pod that is scheduled and only slow to start '

@@ -37,6 +37,9 @@ _STARTING = frozenset({'ContainerCreating', 'PodInitializing'})
 IMAGE_UNAVAILABLE = frozenset({'ErrImagePull', 'ImagePullBackOff',
                                'InvalidImageName', 'ErrImageNeverPull'})
 
+# The kubelet's waiting reason of a container whose ConfigMap or Secret
+# (or a key of it) is missing: it retries until someone creates it.
+CONFIG_MISSING = frozenset({'CreateContainerConfigError'})
 # Reasons the volume controller gives on a claim it cannot bind: no
 # volume matches and no class provisions one, or its class is missing.
 CANNOT_BIND = frozenset({'FailedBinding', 'ProvisioningFailed'})
@@ -154,9 +157,19 @@ def _also(others):
 def image_unavailable(pods):
     """Whether a container of these (not terminating) pods waits for an
     image the kubelet cannot pull."""
+    return _waiting_for(pods, IMAGE_UNAVAILABLE)
+
+
+def config_missing(pods):
+    """Whether a container of these (not terminating) pods cannot be
+    created for a ConfigMap or Secret (key) it names that is not there."""
+    return _waiting_for(pods, CONFIG_MISSING)
+
+
+def _waiting_for(pods, reasons):
     return any(
         ((container.get('state') or {}).get('waiting') or {}).get('reason')
-        in IMAGE_UNAVAILABLE
+        in reasons
         for pod in _not_terminating(pods)
         for _, container in _container_statuses(fields.status_of(pod)))
 

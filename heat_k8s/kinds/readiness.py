@@ -329,7 +329,8 @@ def namespace(obj, related=None):
 # Pods that the cluster retries for but that rarely heal by themselves,
 # and the grace each gets (verdict.Verdict.stuck); the first match wins.
 STUCK_PODS = ((IMAGE_PULL, diagnosis.image_unavailable),
-              (PENDING, diagnosis.unschedulable))
+              (PENDING, diagnosis.unschedulable),
+              (PENDING, diagnosis.config_missing))
 
 
 def evaluate(obj, related=None):

@@ -505,6 +505,10 @@ class StuckTest(unittest.TestCase):
         self.assertEqual(readiness.PENDING, readiness.evaluate(
             load('pod_unschedulable')).stuck)
 
+    def test_a_pod_whose_configmap_key_is_missing(self):
+        self.assertEqual(readiness.PENDING, readiness.evaluate(
+            load('pod_config_error')).stuck)
+
     def test_a_pod_preempting_its_way_onto_a_node_is_only_slow(self):
         pod = load('pod_unschedulable')
         pod['status']['nominatedNodeName'] = 'kwok-node-0'
