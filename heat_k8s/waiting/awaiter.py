@@ -92,7 +92,8 @@ class Wait:
     shown: str | None = None     # the progress text last stored
     shown_at: float | None = None  # clock() value it was stored at
     # A workload's pods (steadiness): restart counts when first seen and
-    # when last seen, and since when it has been ready and steady.
+    # when last seen, and since when it has been ready and steady (a
+    # clock() value its own clock dates back: steadiness.up_for).
     restarts_first: dict | None = None
     restarts_last: dict | None = None
     steady_since: float | None = None
