@@ -29,6 +29,9 @@ from heat_k8s.kinds import verdict
 # Caps that keep a message readable when many pods or events are bad.
 MAX_POD_PROBLEMS = 3
 MAX_EVENTS = 3
+# Characters of an event's message that, found in a verdict, mean the
+# verdict already says it (both may be clipped, at different places).
+QUOTED = 60
 
 # Waiting reasons that are normal steps of starting a container.
 _STARTING = frozenset({'ContainerCreating', 'PodInitializing'})
@@ -260,11 +263,19 @@ def warning_events(events, limit=MAX_EVENTS):
     return texts
 
 
+def _quoted(event, message):
+    """Whether message already says what the event says."""
+    said = ' '.join(str(event.get('message') or event.get('note') or
+                        '').split())
+    return bool(said) and said[:QUOTED] in message
+
+
 def explain(result, events):
     """A verdict's message followed by recent Warning events it does not
-    already quote."""
-    found = [text for text in warning_events(events)
-             if text.split(' (x')[0] not in result.message]
+    already quote (the scheduler's message is both a pod's condition and
+    an event: Heat's events keep 255 characters)."""
+    found = warning_events([event for event in events or ()
+                            if not _quoted(event, result.message)])
     if not found:
         return result.message
     text = 'Warning events: ' + '; '.join(found)

@@ -505,6 +505,17 @@ class StuckTest(unittest.TestCase):
         self.assertEqual(readiness.PENDING, readiness.evaluate(
             load('pod_unschedulable')).stuck)
 
+    def test_the_schedulers_message_is_said_once(self):
+        verdict = readiness.evaluate(load('pod_unschedulable'))
+        events = [event for event in load('events_web')['items']
+                  if event['reason'] in ('FailedScheduling', 'FailedMount')]
+        explained = readiness.explain(verdict, events)
+        # The pod's condition says it; the FailedScheduling event is not
+        # repeated, another warning still is.
+        self.assertIn('not scheduled: Unschedulable: 0/4 nodes', explained)
+        self.assertNotIn('FailedScheduling', explained)
+        self.assertIn('Warning events: FailedMount: ', explained)
+
     def test_a_pod_whose_configmap_key_is_missing(self):
         self.assertEqual(readiness.PENDING, readiness.evaluate(
             load('pod_config_error')).stuck)
