@@ -254,6 +254,27 @@ class StorageClassForTest(testtools.TestCase):
                               self.PVC)
 
 
+class ReadableEventsForTest(testtools.TestCase):
+    """A claim's events explain it: unreadable ones explain nothing."""
+
+    PVC = StorageClassForTest.PVC
+
+    def setUp(self):
+        super().setUp()
+        self.kube = kube.Kube(mock.Mock())
+
+    def test_events_a_user_may_not_list_are_none(self):
+        forbidden = kube.ApiError(403, 'Forbidden', 'events is forbidden')
+        with mock.patch.object(self.kube, 'list', side_effect=forbidden):
+            self.assertEqual([], self.kube.readable_events_for(self.PVC))
+
+    def test_other_errors_are_raised(self):
+        error = kube.ApiError(503, 'Unavailable', 'etcd is down')
+        with mock.patch.object(self.kube, 'list', side_effect=error):
+            self.assertRaises(kube.ApiError, self.kube.readable_events_for,
+                              self.PVC)
+
+
 def watch_stream(*events, lines=()):
     """A watch response body: one JSON event a line, as the API sends."""
     text = ''.join(json.dumps(event) + '\n' for event in events)
