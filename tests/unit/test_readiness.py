@@ -480,15 +480,18 @@ class JobTest(unittest.TestCase):
 
 
     def test_a_job_whose_pod_no_node_takes_is_pending_not_running(self):
-        verdict = readiness.evaluate(load('job_running'),
-                                     {'pods': [load('pod_unschedulable')]})
+        job = load('job_pending')
+        verdict = readiness.evaluate(job, {'pods': load('job_pending_pods')})
         self.assertEqual((PROGRESSING, readiness.PENDING),
                          (verdict.state, verdict.stuck))
         self.assertTrue(verdict.message.startswith(
-            'job db-retry is pending: 0/1 succeeded, 1 active, 1 failed '
-            '(backoffLimit 2); pod unschedulable not scheduled: '
-            'Unschedulable: 0/4 nodes are available: 1 node(s) didn\'t '
-            'match Pod\'s node affinity/selector'), verdict.message)
+            'job db-sync is pending: 0/1 succeeded, 1 active, 0 failed '
+            '(backoffLimit 0); pod db-sync-'), verdict.message)
+        self.assertIn(' not scheduled: Unschedulable: 0/4 nodes are '
+                      'available: 1 node(s) didn\'t match Pod\'s node '
+                      'affinity/selector', verdict.message)
+        # Before its pods are read nothing says it is stuck.
+        self.assertEqual('', readiness.evaluate(job).stuck)
 
     def test_a_job_whose_pod_runs_is_running(self):
         pod = load('pod_failed')
@@ -665,30 +668,27 @@ class PersistentVolumeClaimTest(unittest.TestCase):
                       verdict.message)
 
     def test_a_claim_nothing_can_bind_says_so_in_the_claims_words(self):
-        pvc = load('pvc_pending')
-        pvc['spec']['storageClassName'] = ''
-        verdict = readiness.evaluate(pvc, {
-            'storageclass': None,
-            'events': load('events_pvc_no_class_synthetic')})
+        verdict = readiness.evaluate(load('pvc_no_class'), {
+            'storageclass': None, 'events': load('events_pvc_no_class')})
         self.assertEqual((PROGRESSING, readiness.PENDING),
                          (verdict.state, verdict.stuck))
         self.assertEqual(
-            'claim data is Pending, waiting for a volume (no storage class: '
-            'needs a matching PersistentVolume); FailedBinding: no '
+            'claim no-class is Pending, waiting for a volume (no storage '
+            'class: needs a matching PersistentVolume); FailedBinding: no '
             'persistent volumes available for this claim and no storage '
             'class is set', verdict.message)
 
     def test_a_claim_of_a_class_that_does_not_exist(self):
-        verdict = readiness.evaluate(load('pvc_pending'), {
-            'storageclass': None,
-            'events': load('events_pvc_no_such_class_synthetic')})
+        claim = load('pvc_no_such_class')
+        events = load('events_pvc_no_such_class')
+        verdict = readiness.evaluate(claim, {'storageclass': None,
+                                             'events': events})
         self.assertEqual(readiness.PENDING, verdict.stuck)
         self.assertTrue(verdict.message.endswith(
-            'ProvisioningFailed: storageclass.storage.k8s.io "absent" not '
-            'found'), verdict.message)
+            'ProvisioningFailed: storageclass.storage.k8s.io "%s" not found'
+            % claim['spec']['storageClassName']), verdict.message)
         # Said once: the verdict already quotes the Warning event.
-        self.assertEqual(verdict.message, readiness.explain(
-            verdict, load('events_pvc_no_such_class_synthetic')))
+        self.assertEqual(verdict.message, readiness.explain(verdict, events))
 
     def test_a_claim_a_provisioner_is_at_work_on_is_only_slow(self):
         verdict = readiness.evaluate(load('pvc_pending'), {
