@@ -164,15 +164,18 @@ class CrashIsNotReadyTest(heat_cluster.ClusterTestCase):
         web = deployment('up', container('exec sleep 3600'))
         stack = self.create(hot({'web': web}))
         self.assertState(stack, 'CREATE', 'COMPLETE')
-        # The Deployment changes, its pods (up for the hold) do not.
+        # The Deployment changes, its pods (up for the hold) do not. The
+        # pods' stamps are whole seconds, read as up to a second younger.
+        time.sleep(1)
         web['properties']['labels'] = {'tier': 'web'}
         with Recorder() as recorder:
             started = time.monotonic()
             stack = self.update(stack, hot({'web': web}))
             took = time.monotonic() - started
         self.assertState(stack, 'UPDATE', 'COMPLETE')
-        self.assertEqual([0], self.ready_looks(recorder.looks))
-        self.assertLess(took, HOLD)
+        seen = [(look['seconds'], look['verdict']) for look in recorder.looks]
+        self.assertEqual([0], self.ready_looks(recorder.looks), seen)
+        self.assertLess(took, HOLD, seen)
 
     def test_min_ready_seconds_stand_for_the_hold(self):
         web = deployment('min-ready', container('exec sleep 3600'))
