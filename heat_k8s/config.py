@@ -130,13 +130,32 @@ kubernetes_opts = [
     cfg.IntOpt(
         'image_pull_grace',
         default=60,
-        min=0,
+        min=1,
+        max=3600,
         help='Seconds a workload (Pod, Job, Deployment, StatefulSet, '
              'DaemonSet) may wait for an image that its node cannot pull '
              '(ErrImagePull, ImagePullBackOff, InvalidImageName) before '
              'the resource fails with the kubelet\'s reason, rather than '
              'at its timeout. The kubelet keeps retrying meanwhile, so a '
-             'registry that is briefly unavailable does not fail a stack.'),
+             'registry that is briefly unavailable does not fail a stack. '
+             'At most an hour: a longer wait is the timeout property\'s.'),
+    cfg.IntOpt(
+        'pending_grace',
+        default=120,
+        min=1,
+        max=3600,
+        help='Seconds a pod that no node can take (the scheduler\'s '
+             'FailedScheduling: "0/3 nodes are available: ..."), a '
+             'container whose ConfigMap or Secret is missing '
+             '(CreateContainerConfigError) or a PersistentVolumeClaim '
+             'that nothing can bind (its FailedBinding or '
+             'ProvisioningFailed event) may stay Pending '
+             'before the resource waiting for it (the Pod, Job, workload '
+             'or claim) fails with Kubernetes\' own words, rather than at '
+             'its timeout. A pod that is scheduled and only slow to start '
+             '(pulling its image) is never failed by this. Raise it where '
+             'a cluster autoscaler adds nodes for Pending pods: that takes '
+             'minutes. At most an hour.'),
     cfg.IntOpt(
         'ready_hold_seconds',
         default=5,

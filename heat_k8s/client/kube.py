@@ -275,6 +275,16 @@ class Kube(watches.Watches):
                     '')
         return sorted(events, key=when)
 
+    def readable_events_for(self, obj):
+        """events_for, or none where the user may not list Events: they
+        only explain."""
+        try:
+            return self.events_for(obj)
+        except ApiError as exc:
+            if exc.status != 403:
+                raise
+            return []
+
     def pods_for(self, obj):
         """Pods selected by a workload's spec.selector."""
         selector = label_selector((obj.get('spec') or {}).get('selector'))
@@ -325,6 +335,7 @@ class Kube(watches.Watches):
         'pods': pods_for,
         'endpointslices': endpointslices_for,
         'storageclass': storageclass_for,
+        'events': readable_events_for,
     }
 
     def related(self, obj, names):

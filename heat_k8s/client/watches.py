@@ -135,16 +135,11 @@ class Watches:
             return str(exc)
         return ''
 
-    # Related objects that decide readiness and change as it comes, watched
-    # instead of the object; other kinds watch themselves (a claim's
-    # StorageClass never changes, the claim does).
-    WATCHERS = {'endpointslices': watch_endpoints}
-
-    @classmethod
-    def watcher_for(cls, deciding):
-        """Name of the method that watches what makes an object ready,
-        given the related objects that decide it."""
-        for name in sorted(deciding):
-            if name in cls.WATCHERS:
-                return cls.WATCHERS[name].__name__
-        return cls.watch.__name__
+    def watcher_for(self, deciding):
+        """The method, watcher(obj, seconds), that watches what makes an
+        object ready, given the related objects that decide it: a
+        Service's EndpointSlices change as it becomes ready; other kinds
+        change themselves (a claim's StorageClass never does)."""
+        if 'endpointslices' in deciding:
+            return self.watch_endpoints
+        return self.watch

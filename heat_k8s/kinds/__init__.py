@@ -44,6 +44,7 @@ SCALE, SUSPEND_FIELD = 'scale', 'suspend'
 PODS = frozenset({'pods'})                      # a workload's pods
 ENDPOINTSLICES = frozenset({'endpointslices'})  # a Service's endpoints
 STORAGECLASS = frozenset({'storageclass'})      # a claim's storage class
+EVENTS = frozenset({'events'})                  # what controllers said of it
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,7 +122,8 @@ DECLARATIONS = (
          # Storage can grow in place (volume expansion).
          immutable=immutable.spec_except('resources.requests',
                                          'volumeAttributesClassName'),
-         ready=readiness.persistentvolumeclaim, decides=STORAGECLASS),
+         ready=readiness.persistentvolumeclaim, decides=STORAGECLASS,
+         explains=EVENTS),
 
     # --- kinds met through OS::Kubernetes::Resource or as related objects
     Kind('ReplicaSet', 'apps/v1', 'replicasets',

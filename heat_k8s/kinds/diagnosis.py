@@ -29,6 +29,9 @@ from heat_k8s.kinds import verdict
 # Caps that keep a message readable when many pods or events are bad.
 MAX_POD_PROBLEMS = 3
 MAX_EVENTS = 3
+# Characters of an event's message that, found in a verdict, mean the
+# verdict already says it (both may be clipped, at different places).
+QUOTED = 60
 
 # Waiting reasons that are normal steps of starting a container.
 _STARTING = frozenset({'ContainerCreating', 'PodInitializing'})
@@ -36,6 +39,13 @@ _STARTING = frozenset({'ContainerCreating', 'PodInitializing'})
 # wrong name or a missing tag never heals.
 IMAGE_UNAVAILABLE = frozenset({'ErrImagePull', 'ImagePullBackOff',
                                'InvalidImageName', 'ErrImageNeverPull'})
+
+# The kubelet's waiting reason of a container whose ConfigMap or Secret
+# (or a key of it) is missing: it retries until someone creates it.
+CONFIG_MISSING = frozenset({'CreateContainerConfigError'})
+# Reasons the volume controller gives on a claim it cannot bind: no
+# volume matches and no class provisions one, or its class is missing.
+CANNOT_BIND = frozenset({'FailedBinding', 'ProvisioningFailed'})
 
 _clip, _reason = verdict.clip, verdict.reason
 
@@ -150,11 +160,33 @@ def _also(others):
 def image_unavailable(pods):
     """Whether a container of these (not terminating) pods waits for an
     image the kubelet cannot pull."""
+    return _waiting_for(pods, IMAGE_UNAVAILABLE)
+
+
+def config_missing(pods):
+    """Whether a container of these (not terminating) pods cannot be
+    created for a ConfigMap or Secret (key) it names that is not there."""
+    return _waiting_for(pods, CONFIG_MISSING)
+
+
+def _waiting_for(pods, reasons):
     return any(
         ((container.get('state') or {}).get('waiting') or {}).get('reason')
-        in IMAGE_UNAVAILABLE
+        in reasons
         for pod in _not_terminating(pods)
         for _, container in _container_statuses(fields.status_of(pod)))
+
+
+def unschedulable(pods):
+    """Whether the scheduler found no node for a (not terminating) pod of
+    these, and none is being freed for it by preemption."""
+    for pod in _not_terminating(pods):
+        scheduled = fields.conditions_of(pod).get('PodScheduled') or {}
+        if (scheduled.get('status') == 'False' and
+                scheduled.get('reason') == 'Unschedulable' and
+                not fields.status_of(pod).get('nominatedNodeName')):
+            return True
+    return False
 
 
 def _not_terminating(pods):
@@ -205,6 +237,17 @@ def _event_count(event):
             or event.get('deprecatedCount') or 1)
 
 
+def binding_failure(events):
+    """'Reason: message' of a claim's latest event when it says the claim
+    cannot be bound (CANNOT_BIND), else ''. A later event (a provisioner
+    at work) means it is only slow."""
+    latest = max(events or (), key=_event_time, default=None)
+    if latest is None or latest.get('reason') not in CANNOT_BIND:
+        return ''
+    return _reason({'reason': latest.get('reason'),
+                    'message': latest.get('message') or latest.get('note')})
+
+
 def warning_events(events, limit=MAX_EVENTS):
     """Distinct Warning events as text, most recent first, at most limit."""
     seen = {}
@@ -220,9 +263,19 @@ def warning_events(events, limit=MAX_EVENTS):
     return texts
 
 
+def _quoted(event, message):
+    """Whether message already says what the event says."""
+    said = ' '.join(str(event.get('message') or event.get('note') or
+                        '').split())
+    return bool(said) and said[:QUOTED] in message
+
+
 def explain(result, events):
-    """A verdict's message followed by recent Warning events."""
-    found = warning_events(events)
+    """A verdict's message followed by recent Warning events it does not
+    already quote (the scheduler's message is both a pod's condition and
+    an event: Heat's events keep 255 characters)."""
+    found = warning_events([event for event in events or ()
+                            if not _quoted(event, result.message)])
     if not found:
         return result.message
     text = 'Warning events: ' + '; '.join(found)

@@ -18,6 +18,8 @@ Readiness rules, their explanations and the resources' attributes read
 objects through these, so a missing spec or status reads as empty.
 """
 
+import datetime
+
 
 def name_of(obj):
     return (obj.get('metadata') or {}).get('name', '?')
@@ -38,3 +40,14 @@ def conditions_of(obj):
 
 def is_true(condition):
     return bool(condition) and condition.get('status') == 'True'
+
+
+def moment(stamp):
+    """An RFC 3339 timestamp of the API server as an aware datetime, or
+    None if absent or malformed."""
+    try:
+        when = datetime.datetime.fromisoformat(stamp)
+    except (TypeError, ValueError):
+        return None
+    return when if when.tzinfo else when.replace(
+        tzinfo=datetime.timezone.utc)

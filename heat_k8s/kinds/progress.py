@@ -25,7 +25,6 @@ verdict's message (a custom resource's conditions).
 """
 
 import dataclasses
-import datetime
 
 from heat_k8s.kinds import fields
 from heat_k8s.kinds import readiness
@@ -132,13 +131,8 @@ HEADLINES = {
 # --- a pod's state ---------------------------------------------------------
 
 def _seconds_since(stamp, now):
-    try:
-        moment = datetime.datetime.fromisoformat(stamp)
-    except (TypeError, ValueError):
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=datetime.timezone.utc)
-    return max(0, (now - moment).total_seconds())
+    moment = fields.moment(stamp)
+    return None if moment is None else max(0, (now - moment).total_seconds())
 
 
 def age(seconds):

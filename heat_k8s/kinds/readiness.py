@@ -33,6 +33,7 @@ from heat_k8s.kinds import waitfor
 # Re-exported: callers use readiness.READY, readiness.Verdict, the
 # kubectl-wait conditions (waitfor) and explain (diagnosis) through here.
 READY, PROGRESSING, FAILED = verdict.READY, verdict.PROGRESSING, verdict.FAILED
+IMAGE_PULL, PENDING = verdict.IMAGE_PULL, verdict.PENDING
 Verdict = verdict.Verdict
 explain = diagnosis.explain
 WaitCondition = waitfor.WaitCondition
@@ -130,8 +131,18 @@ def job(obj, related=None):
         succeeded, '' if completions is None else '/%d' % completions,
         status.get('active', 0), status.get('failed', 0),
         spec.get('backoffLimit', 6))
-    return _progressing(_join('job %s is running: %s' % (name, progress),
-                              *_pod_problems(pods)))
+    return _progressing(_join('job %s is %s: %s' % (
+        name, 'running' if _job_running(pods) else 'pending',
+        progress), *_pod_problems(pods)))
+
+
+def _job_running(pods):
+    """False when the Job's pods were read and none of them runs (all
+    Pending: unscheduled, pulling, or between retries)."""
+    if pods is None:
+        return True
+    return any(_status(p).get('phase') == 'Running' for p in pods
+               if not (p.get('metadata') or {}).get('deletionTimestamp'))
 
 
 def cronjob(obj, related=None):
@@ -292,8 +303,12 @@ def persistentvolumeclaim(obj, related=None):
         source = 'no storage class: needs a matching PersistentVolume'
     else:
         source = 'storage class %s' % (class_name or '(default)')
-    return _progressing('claim %s is %s, waiting for a volume (%s)'
-                        % (name, phase, source))
+    text = 'claim %s is %s, waiting for a volume (%s)' % (name, phase, source)
+    # The volume controller's own words, read with its events.
+    cannot = diagnosis.binding_failure((related or {}).get('events'))
+    if cannot:
+        return Verdict(PROGRESSING, _join(text, cannot), stuck=PENDING)
+    return _progressing(text)
 
 
 def namespace(obj, related=None):
@@ -310,10 +325,21 @@ def namespace(obj, related=None):
                                                 phase or 'not active yet'))
 
 
+# Pods that the cluster retries for but that rarely heal by themselves,
+# and the grace each gets (verdict.Verdict.stuck); the first match wins.
+STUCK_PODS = ((IMAGE_PULL, diagnosis.image_unavailable),
+              (PENDING, diagnosis.unschedulable),
+              (PENDING, diagnosis.config_missing))
+
+
 def judged(obj, rule, related=None):
     """The readiness of a live object by rule, its kind's (kinds.evaluate),
-    failed when the object is gone or being deleted, stuck when its image
-    cannot be pulled."""
+    failed when the object is gone or being deleted, stuck (with the grace
+    STUCK_PODS gives) when its pods cannot start.
+
+    related: {'pods': [...], 'endpointslices': [...], 'storageclass': {...},
+    'events': [...]} as the kind declares them (decides, explains).
+    """
     if not obj:
         return _failed('object not found')
     result = rule(obj, related or {})
@@ -325,9 +351,10 @@ def judged(obj, rule, related=None):
             obj.get('kind'), _name(obj),
             ' (finalizers: %s)' % ', '.join(finalizers) if finalizers else ''),
             result.message))
-    if result.state == PROGRESSING and diagnosis.image_unavailable(
-            [obj] if obj.get('kind') == 'Pod' else
-            (related or {}).get('pods')):
-        return dataclasses.replace(result, stuck=True)
+    if result.state == PROGRESSING and not result.stuck:
+        pods = ([obj] if obj.get('kind') == 'Pod' else
+                (related or {}).get('pods'))
+        for grace, stuck in STUCK_PODS:
+            if stuck(pods):
+                return dataclasses.replace(result, stuck=grace)
     return result
-

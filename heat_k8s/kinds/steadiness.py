@@ -24,6 +24,10 @@ since the waiter last looked is not ready, and one that restarted
 last lines it wrote (its termination message; with
 terminationMessagePolicy FallbackToLogsOnError the kubelet puts the log
 tail there).
+
+How long a workload has been steady is read from its own clock (up_for):
+a workload that was already up for the waiter's hold when it first reads
+ready needs no hold.
 """
 
 from heat_k8s.kinds import diagnosis
@@ -60,6 +64,33 @@ def judge(pods, baseline, previous, limit):
         return verdict.progressing(verdict.join(*changed) + '; waiting for '
                                    'it to stay up')
     return None
+
+
+def up_for(obj, pods, now):
+    """Seconds the workload has been ready and steady by its own clock at
+    `now` (an aware datetime): the least time any of its pods has been
+    Ready with every container running since its last start, or the
+    object's spec.minReadySeconds (its controller counts a pod available
+    only after that), whichever is longer. 0 when a pod is not up."""
+    ages = [_seconds_up(pod, now) for pod in _live(pods)]
+    return max(fields.spec_of(obj).get('minReadySeconds') or 0,
+               min(ages, default=0))
+
+
+def _seconds_up(pod, now):
+    """Seconds since the pod last became Ready or a container of it last
+    started, less the second the cluster's timestamps are truncated to."""
+    ready = fields.conditions_of(pod).get('Ready')
+    if not fields.is_true(ready):
+        return 0
+    stamps = [ready.get('lastTransitionTime')] + [
+        ((container.get('state') or {}).get('running') or {}).get(
+            'startedAt')
+        for _, _, container in _containers([pod])]
+    moments = [fields.moment(stamp) for stamp in stamps]
+    if None in moments:
+        return 0  # a container not running, or a stamp unread
+    return max(0, (now - max(moments)).total_seconds() - 1)
 
 
 def _what_happened(pod, container, exited, restarts):

@@ -21,6 +21,8 @@ Shared by the per-kind rules (readiness) and kubectl-wait conditions
 import dataclasses
 
 READY, PROGRESSING, FAILED = 'READY', 'PROGRESSING', 'FAILED'
+# What a stuck verdict waits on, naming the grace the waiter gives it.
+IMAGE_PULL, PENDING = 'image_pull', 'pending'
 
 # Longest quoted text (a message, a value) kept in a verdict message.
 MAX_TEXT = 200
@@ -31,9 +33,10 @@ class Verdict:
     state: str          # READY | PROGRESSING | FAILED
     message: str = ''   # what is not ready, or the real failure reason
     # PROGRESSING on something the cluster keeps retrying but that rarely
-    # heals by itself (an image that cannot be pulled): the waiter gives
-    # it a grace period, not the whole timeout.
-    stuck: bool = False
+    # heals by itself: an image that cannot be pulled (IMAGE_PULL), a pod
+    # no node can take or a claim nothing can bind (PENDING). The waiter
+    # gives it that grace, not the whole timeout; '' is not stuck.
+    stuck: str = ''
 
 
 def ready(message=''):

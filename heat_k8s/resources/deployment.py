@@ -28,10 +28,11 @@ class Deployment(base.ScaledWorkload):
     may still serve the old revision); failed when the rollout passes its
     progress deadline (ProgressDeadlineExceeded), so a failed rollout
     fails the update.
-    It must then stay ready: complete after [kubernetes]
-    ready_hold_seconds with no container of its pods exiting or
-    restarting; failed, with the exit code and the container's last
-    lines, once one restarted [kubernetes] crash_restarts times.
+    It must then stay ready: complete once its pods have been Ready,
+    no container exiting or restarting, for [kubernetes]
+    ready_hold_seconds by their own clock (or its spec.minReadySeconds);
+    failed, with the exit code and the container's last lines, once one
+    restarted [kubernetes] crash_restarts times.
     A change to spec.selector replaces the Deployment; other
     fields update in place. Suspend scales it to zero, resume scales it back.
     """

@@ -28,7 +28,9 @@ class Job(base.KubernetesResource):
 
     Ready when the Job's Complete condition is True; failed at once when
     its Failed (or FailureTarget) condition is, with the failed pods' exit
-    codes and messages; a suspended Job waits. A change to spec.template,
+    codes and messages, and after [kubernetes] pending_grace when no node
+    can take its pods, with the scheduler's message; a suspended Job
+    waits. A change to spec.template,
     selector, completions, completionMode, podFailurePolicy,
     backoffLimitPerIndex, managedBy or successPolicy replaces the Job (it
     runs again); other fields update in place. Suspend sets spec.suspend.

@@ -28,10 +28,12 @@ class Pod(base.KubernetesResource):
     Ready when scheduled, initialized and Ready, or when it Succeeded (a
     pod that runs to completion); failed when it Failed, with its
     containers' waiting reasons, exit codes and messages.
-    It must then stay ready: complete after [kubernetes]
-    ready_hold_seconds with no container of its pods exiting or
-    restarting; failed, with the exit code and the container's last
-    lines, once one restarted [kubernetes] crash_restarts times. Only
+    It must then stay ready: complete once it has been Ready, no
+    container exiting or restarting, for [kubernetes] ready_hold_seconds
+    by its own clock; failed, with the exit code and the container's last
+    lines, once one restarted [kubernetes] crash_restarts times. A pod
+    no node can take fails after [kubernetes] pending_grace with the
+    scheduler's message. Only
     containers[*].image, initContainers[*].image, activeDeadlineSeconds
     and tolerations update in place: a change to any other spec field
     replaces the Pod.

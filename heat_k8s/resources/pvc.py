@@ -24,7 +24,9 @@ class PersistentVolumeClaim(base.KubernetesResource):
 
     Ready when Bound, or while Pending when its storage class binds on
     first consumer (WaitForFirstConsumer: a pod using it binds it); failed
-    when Lost. The storage class is read on every poll. Only
+    when Lost, and after [kubernetes] pending_grace when nothing can bind
+    it, with the volume controller's event (FailedBinding,
+    ProvisioningFailed). The storage class is read on every poll. Only
     resources.requests (storage grows in place) and
     volumeAttributesClassName update in place: a change to any other spec
     field replaces the claim.

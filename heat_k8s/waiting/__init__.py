@@ -16,10 +16,11 @@
 
 ``awaiter`` owns the poll/watch/deadline state machine behind every
 check_*_complete: a ``Wait`` (what one wait remembers between polls) and
-an ``Awaiter`` that is told how to read, watch and judge the object, and
-answers ready, poll again in N seconds, or fails with the reason;
+an ``Awaiter`` handed the object as a ``Subject`` (read, watch, judge,
+pods, events, describe) and its ``Settings``, which answers ready, poll
+again in N seconds, or fails with the reason;
 ``reporting`` stores what a wait waits on, rate-limited. Time
-comes from an injected clock, so tests replay recorded objects without
+comes from injected clocks, so tests replay recorded objects without
 sleeping, and settings come in as arguments. It may import
 ``heat_k8s.kinds`` and the client's errors (``heat_k8s.client.apierrors``);
 never Heat, ``heat_k8s.config`` (which imports Heat) nor

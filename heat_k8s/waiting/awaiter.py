@@ -20,13 +20,18 @@ takes the version a watch last delivered), judges it, and while it is
 progressing watches it for a few seconds, so that readiness is noticed as
 it happens. Between watches the polls back off: the next one comes after
 a quarter of the time waited so far, so readiness is noticed at most ~25%
-late. Transient API errors are retried at the next poll until the
-deadline; at the deadline the failure says what was not ready.
+late. A workload that reads ready must then stay so for a hold, counted
+by its own clock; what is stuck (an image that cannot be pulled, a pod no
+node takes, a claim nothing binds) fails after its grace. Transient API
+errors are retried at the next poll until the deadline; at the deadline
+the failure says what was not ready.
 """
 
 import dataclasses
+import datetime
 import math
 import time
+import typing
 
 from oslo_log import log as logging
 
@@ -49,6 +54,11 @@ FORBIDDEN_GRACE = 30
 READY = True  # what a check answers once the wait is over
 
 CLOCK = time.monotonic  # seconds; deadlines live only in engine memory
+
+
+def wall():
+    """The wall clock, which the cluster's timestamps are on."""
+    return datetime.datetime.now(datetime.timezone.utc)
 
 
 class Failed(Exception):
@@ -82,7 +92,8 @@ class Wait:
     shown: str | None = None     # the progress text last stored
     shown_at: float | None = None  # clock() value it was stored at
     # A workload's pods (steadiness): restart counts when first seen and
-    # when last seen, and since when it has been ready and steady.
+    # when last seen, and since when it has been ready and steady (a
+    # clock() value its own clock dates back: steadiness.up_for).
     restarts_first: dict | None = None
     restarts_last: dict | None = None
     steady_since: float | None = None
@@ -102,72 +113,98 @@ class Wait:
         return 'the stack timeout'
 
 
-class Awaiter:
-    """The checks of one object, told how to read, watch and judge it.
+class Subject(typing.Protocol):
+    """The object one wait is for: all the awaiter asks of it."""
 
-    read() -> the live object or None; watch(obj, seconds) -> its versions
-    as it changes (or as what decides its readiness changes), None when it
-    is deleted (None: poll only); judge(obj, explain) -> Verdict;
-    events(obj) -> Events explaining a failure; describe() -> 'Kind ns/name'
-    for messages; name: who waits, for the log. watch_seconds and
-    poll_interval_max are the [kubernetes] options of the same names;
-    stuck_grace ([kubernetes] image_pull_grace) how long a stuck verdict
-    (an image that cannot be pulled) may last before the wait fails.
-    pods(obj) -> the pods of a workload that must stay up (None: the kind
-    has none): once its rule reads READY, it is ready only after
-    hold_seconds without a container exiting or restarting
-    ([kubernetes] ready_hold_seconds), and fails once a container
-    restarted crash_restarts times while Heat waited.
+    def read(self):
+        """The live object, or None once it is deleted."""
+
+    def watch(self, obj, seconds):
+        """Its versions for up to `seconds` as it changes (or as what
+        decides its readiness changes); None once it is deleted."""
+
+    def judge(self, obj, explain):
+        """Its readiness Verdict; explain: also read what explains one
+        that is not ready (a workload's pods, a claim's events)."""
+
+    def pods(self, obj):
+        """The pods that must stay up for it to be ready, or None: its
+        kind has none (kinds.Kind.holds)."""
+
+    def events(self, obj):
+        """Events that explain a failure."""
+
+    def describe(self):
+        """'Kind namespace/name', as messages name it."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """The [kubernetes] options a wait follows, as numbers."""
+
+    watch_seconds: int = 5       # a watch between polls; 0 polls only
+    poll_interval_max: int = 20  # the longest poll interval
+    # How long a stuck verdict may last before the wait fails, by what it
+    # is stuck on (verdict.Verdict.stuck): image_pull_grace, pending_grace.
+    graces: dict = dataclasses.field(default_factory=lambda: {
+        readiness.IMAGE_PULL: 60, readiness.PENDING: 120})
+    # A workload is ready once steady this long by its own clock
+    # (ready_hold_seconds), and fails once a container restarted
+    # crash_restarts times while Heat waited.
+    hold_seconds: int = 0
+    crash_restarts: int = 2
+
+
+class Awaiter:
+    """The checks of one object (a Subject), on the settings' terms.
+
+    Time comes from `clock` (monotonic seconds), the cluster's timestamps
+    are compared to `now` (an aware datetime); name says who waits, for
+    the log.
     """
 
-    def __init__(self, read, judge, events, describe, watch_seconds,
-                 poll_interval_max, watch=None, name='', clock=CLOCK,
-                 stuck_grace=60, pods=None, hold_seconds=0,
-                 crash_restarts=2):
-        self.read, self.judge, self.events = read, judge, events
-        self.describe, self.watch, self.name = describe, watch, name
-        self.watch_seconds = watch_seconds
-        self.poll_interval_max = poll_interval_max
-        self.clock = clock
-        self.stuck_grace = stuck_grace
-        self.pods = pods
-        self.hold_seconds = hold_seconds
-        self.crash_restarts = crash_restarts
+    def __init__(self, subject, settings=Settings(), name='', clock=CLOCK,
+                 now=wall):
+        self.subject, self.settings, self.name = subject, settings, name
+        self.clock, self.now = clock, now
 
     def ready(self, wait):
         """READY, PollAgain, or Failed raised with what was not ready."""
         if not wait.wait:
             return READY
+        return self._retrying(wait, self._ready, wait)
+
+    def gone(self, wait, uid):
+        """READY once the incarnation `uid` no longer exists, or PollAgain;
+        Failed at the deadline, naming the finalizers holding it.  API
+        errors are retried as ready() retries them."""
+        return self._retrying(wait, self._gone, wait, uid)
+
+    # --- one look -----------------------------------------------------------
+
+    def _ready(self, wait):
+        subject = self.subject
+        # The first poll reads the object the apply just returned, a later
+        # one the last version a watch saw (watching on from it delivers
+        # what changed since); a timeout reads it afresh.
+        live, wait.live = wait.live, None
+        obj = (live if live is not None and not self._expired(wait)
+               else subject.read())
+        if obj is None:
+            raise self._deleted_while_waiting()
+        closer = self._expired(wait) or (
+            self.clock() - wait.started >= LOOK_CLOSER_AFTER)
+        verdict = subject.judge(obj, explain=closer)
+        if closer:
+            self._fail_if_stuck_too_long(wait, verdict, obj)
         watched = False
-        try:
-            # The first poll reads the object the apply just returned, a
-            # later one the last version a watch saw (watching on from it
-            # delivers what changed since); a timeout reads it afresh.
-            live, wait.live = wait.live, None
-            obj = (live if live is not None and not self._expired(wait)
-                   else self.read())
-            if obj is None:
-                raise self._deleted_while_waiting()
-            closer = self._expired(wait) or (
-                self.clock() - wait.started >= LOOK_CLOSER_AFTER)
-            verdict = self.judge(obj, explain=closer)
-            if closer:
-                self._fail_if_stuck_too_long(wait, verdict, obj)
-            if verdict.state == readiness.PROGRESSING and self._watchable(
-                    wait):
-                obj, verdict = self._watch_verdict(obj, wait, verdict)
-                watched = True
-            if self.pods is not None and (
-                    closer or verdict.state == readiness.READY):
-                verdict = self._steadiness(wait, obj, verdict)
-        except apierrors.ApiError as exc:
-            if not self._retryable(exc, wait):
-                raise
-            LOG.info('%s: will retry after: %s', self.name, exc)
-            return self._delay(wait)
-        wait.forbidden_since = None
+        if verdict.state == readiness.PROGRESSING and self._watchable(wait):
+            obj, verdict = self._watch_verdict(obj, wait, verdict)
+            watched = True
+        if closer or verdict.state == readiness.READY:
+            verdict = self._steadiness(wait, obj, verdict)
         if verdict.state == readiness.READY:
-            return self._held(wait) or READY
+            return self._held(wait, obj) or READY
         wait.steady_since = None  # the hold starts again at the next READY
         if verdict.state == readiness.FAILED:
             raise Failed(self._failure(verdict, obj))
@@ -175,27 +212,18 @@ class Awaiter:
         # poll, which reads the object afresh with what explains it.
         if self._expired(wait) and not watched:
             raise Failed('%s not ready after %s: %s' % (
-                self.describe(), wait.waited(), self._explain(verdict, obj)))
+                subject.describe(), wait.waited(),
+                self._explain(verdict, obj)))
         return self._delay(wait, watched)
 
-    def gone(self, wait, uid):
-        """READY once the incarnation `uid` no longer exists, or PollAgain;
-        Failed at the deadline, naming the finalizers holding it.  API
-        errors are retried as ready() retries them."""
-        try:
-            obj = self.read()
-        except apierrors.ApiError as exc:
-            if not self._retryable(exc, wait):
-                raise
-            LOG.info('%s: will retry after: %s', self.name, exc)
-            return self._delay(wait)
-        wait.forbidden_since = None
+    def _gone(self, wait, uid):
+        obj = self.subject.read()
         if obj is None or obj['metadata'].get('uid') != uid:
             return READY
         if self._expired(wait):
             finalizers = obj['metadata'].get('finalizers') or []
             raise Failed('%s still exists after %s%s' % (
-                self.describe(), wait.waited(),
+                self.subject.describe(), wait.waited(),
                 '; finalizers holding it: ' + ', '.join(finalizers)
                 if finalizers else ''))
         watched = self._watchable(wait)
@@ -205,6 +233,19 @@ class Awaiter:
         return self._delay(wait, watched)
 
     # --- helpers ------------------------------------------------------------
+
+    def _retrying(self, wait, look, *args):
+        """look(*args)'s answer; PollAgain when it met an API error that
+        is retried at the next poll (_retryable)."""
+        try:
+            answer = look(*args)
+        except apierrors.ApiError as exc:
+            if not self._retryable(exc, wait):
+                raise
+            LOG.info('%s: will retry after: %s', self.name, exc)
+            return self._delay(wait)
+        wait.forbidden_since = None
+        return answer
 
     def _expired(self, wait):
         return self.clock() > wait.deadline
@@ -229,20 +270,21 @@ class Awaiter:
         if watched:
             return PollAgain(1)
         now = self.clock()
-        backoff = min(self.poll_interval_max,
+        backoff = min(self.settings.poll_interval_max,
                       int((now - wait.started) * POLL_LATENESS),
                       int(wait.deadline - now) + 1)
         return PollAgain(max(1, backoff))
 
     def _watchable(self, wait):
-        return (self.watch is not None and self.watch_seconds > 0 and
+        return (self.settings.watch_seconds > 0 and
                 wait.deadline - self.clock() >= 1)
 
     def _watch(self, obj, wait):
         """The object's versions as it changes (watch_seconds, at most
         until the deadline); None if it is deleted."""
-        seconds = min(self.watch_seconds, wait.deadline - self.clock())
-        return self.watch(obj, seconds)
+        seconds = min(self.settings.watch_seconds,
+                      wait.deadline - self.clock())
+        return self.subject.watch(obj, seconds)
 
     def _watch_verdict(self, obj, wait, verdict):
         """(object, verdict) once it stops progressing or the watch ends."""
@@ -250,7 +292,7 @@ class Awaiter:
             if changed is None:
                 raise self._deleted_while_waiting()
             obj = changed
-            verdict = self.judge(obj, explain=False)
+            verdict = self.subject.judge(obj, explain=False)
             # The next watch can start from a version a watch delivered; a
             # watch that delivered nothing may have been refused (a version
             # too old), so the next poll reads the object again.
@@ -265,12 +307,15 @@ class Awaiter:
         again) or restarted crash_restarts times in this wait (FAILED)."""
         if verdict.state == readiness.FAILED:
             return verdict
-        pods = self.pods(obj)
+        pods = self.subject.pods(obj)
+        if pods is None:
+            return verdict
         counts = steadiness.restart_counts(pods)
         if wait.restarts_first is None:
             wait.restarts_first = wait.restarts_last = counts
         unsteady = steadiness.judge(pods, wait.restarts_first,
-                                    wait.restarts_last, self.crash_restarts)
+                                    wait.restarts_last,
+                                    self.settings.crash_restarts)
         wait.restarts_last = counts
         if unsteady is None:
             return verdict
@@ -278,15 +323,21 @@ class Awaiter:
             return unsteady
         return verdict if verdict.state != readiness.READY else unsteady
 
-    def _held(self, wait):
+    def _held(self, wait, obj):
         """PollAgain until a workload has been ready and steady for
-        hold_seconds; None once it has (or when it has no pods to hold)."""
-        if self.pods is None or self.hold_seconds <= 0:
+        hold_seconds, counted from when its own clock says it got there;
+        None once it has (or when it has no pods to hold)."""
+        hold = self.settings.hold_seconds
+        if hold <= 0:
             return None
         now = self.clock()
         if wait.steady_since is None:
-            wait.steady_since = now
-        left = self.hold_seconds - (now - wait.steady_since)
+            pods = self.subject.pods(obj)
+            if pods is None:
+                return None
+            wait.steady_since = now - steadiness.up_for(obj, pods,
+                                                        self.now())
+        left = hold - (now - wait.steady_since)
         if left <= 0:
             return None
         # The next look reads the object afresh: the version a watch
@@ -301,13 +352,13 @@ class Awaiter:
         now = self.clock()
         if wait.stuck_since is None:
             wait.stuck_since = now
-        if now - wait.stuck_since >= self.stuck_grace:
+        if now - wait.stuck_since >= self.settings.graces[verdict.stuck]:
             raise Failed('%s failed: no progress for %ds: %s' % (
-                self.describe(), now - wait.stuck_since,
+                self.subject.describe(), now - wait.stuck_since,
                 self._explain(verdict, obj)))
 
     def _explain(self, verdict, obj):
-        return readiness.explain(verdict, self.events(obj))
+        return readiness.explain(verdict, self.subject.events(obj))
 
     def _failure(self, verdict, obj):
         """'Kind ns/name failed: why'. A verdict names its object too
@@ -317,9 +368,9 @@ class Awaiter:
         own = '%s %s ' % (obj.get('kind', '').lower(),
                           obj.get('metadata', {}).get('name'))
         if message.startswith(own):
-            return '%s %s' % (self.describe(), message[len(own):])
-        return '%s failed: %s' % (self.describe(), message)
+            return '%s %s' % (self.subject.describe(), message[len(own):])
+        return '%s failed: %s' % (self.subject.describe(), message)
 
     def _deleted_while_waiting(self):
         return Failed('%s was deleted while Heat waited for it'
-                      % self.describe())
+                      % self.subject.describe())

@@ -28,6 +28,7 @@ import pytest
 from heat_k8s import kinds
 from heat_k8s.kinds import readiness
 from tests.functional import cloud
+from tests.functional import recording
 from tests.functional.recording import SLOW
 from tests.functional.recording import claim
 from tests.functional.recording import container
@@ -303,6 +304,44 @@ def test_a_claim_that_binds_on_first_consumer(api, namespace):
         record('storageclass_local_path', sc)
     finally:
         classes.delete(name=storage_class)
+
+
+def test_waits_that_nothing_will_end(api, namespace):
+    """A claim with no class and no volume, a claim naming a class that
+    does not exist (a default class, where the cloud has one, serves
+    neither), and a Job whose pod no node selects: each with the words
+    of the controller that cannot go on."""
+    create(api, namespace, claim('no-class', ''))
+    create(api, namespace, claim('no-such-class', 'absent-' + namespace))
+    nowhere = workload('Job', 'db-sync', {'job': 'db-sync'},
+                       container(SLEEP), backoffLimit=0)
+    nowhere['spec']['template']['spec']['nodeSelector'] = {
+        'heat-k8s.test/role': 'none'}  # a role no node has
+    create(api, namespace, nowhere)
+    job = cloud.wait_until(lambda: (lambda j: j['status'].get('active') and j)(
+        get(api, 'Job', namespace, 'db-sync', 'batch/v1')),
+        'job active', timeout=SLOW, interval=1)
+    pods = cloud.wait_until(lambda: (lambda pods: pods and all(
+        p['status'].get('conditions') for p in pods) and pods)(
+        pods_of(api, namespace, 'job=db-sync')), 'its pod unscheduled',
+        timeout=SLOW, interval=1)
+    related = {'pods': pods}
+    assert kinds.evaluate(job, related).stuck == readiness.PENDING
+    assert 'is pending' in kinds.evaluate(job, related).message
+    record('job_pending', job)
+    record('job_pending_pods', pods)
+    for name, reason in (('no-class', 'FailedBinding'),
+                         ('no-such-class', 'ProvisioningFailed')):
+        events = cloud.wait_until(lambda: (lambda es: any(
+            e['reason'] == reason for e in es) and es)(
+            recording.events_of(api, namespace, name)),
+            'claim %s: %s' % (name, reason), timeout=SLOW, interval=1)
+        pending = get(api, 'PersistentVolumeClaim', namespace, name)
+        verdict = kinds.evaluate(pending, {'events': events})
+        assert (verdict.state, verdict.stuck) == (PROGRESSING,
+                                                  readiness.PENDING)
+        record('pvc_' + name.replace('-', '_'), pending)
+        record('events_pvc_' + name.replace('-', '_'), events)
 
 
 def test_a_namespace_held_terminating_by_a_finalizer(api):

@@ -40,6 +40,8 @@ from tests.functional import recording
 
 BASE = recording.BASE
 HOLD = 5
+GRACE = 5  # [kubernetes] pending_grace, short: the pod will never run
+NOWHERE = {'heat-k8s.test/role': 'none'}  # a role no node has
 MESSAGE = 'cannot open /etc/app/app.conf'
 
 
@@ -69,7 +71,9 @@ def hot(resources):
 
 class Recorder:
     """What the waiter judged: the workload when its rule was asked, and
-    the pods steadiness read, with the seconds since the first look."""
+    the pods steadiness read, with the seconds since the first look and
+    the wall-clock time of each look (the pods' stamps are read against
+    it)."""
 
     def __init__(self):
         self.looks, self.started = [], None
@@ -83,6 +87,7 @@ class Recorder:
             recorder.started = recorder.started or time.monotonic()
             recorder.looks.append({
                 'seconds': round(time.monotonic() - recorder.started, 1),
+                'at': waiter.now().isoformat(),
                 'object': obj, 'verdict': verdict.state})
             return recorder._steadiness(waiter, wait, obj, verdict)
 
@@ -151,6 +156,67 @@ class CrashIsNotReadyTest(heat_cluster.ClusterTestCase):
         self.assertIn('not ready after 30s', reason)
         self.assertIn('readiness probe exec', reason)
 
+    def ready_looks(self, looks):
+        return [look['seconds'] for look in looks
+                if look['verdict'] == 'READY']
+
+    def test_a_workload_already_up_completes_at_its_first_ready_look(self):
+        web = deployment('up', container('exec sleep 3600'))
+        stack = self.create(hot({'web': web}))
+        self.assertState(stack, 'CREATE', 'COMPLETE')
+        # The Deployment changes, its pods (up for the hold) do not. The
+        # pods' stamps are whole seconds, read as up to a second younger.
+        time.sleep(1)
+        web['properties']['labels'] = {'tier': 'web'}
+        with Recorder() as recorder:
+            started = time.monotonic()
+            stack = self.update(stack, hot({'web': web}))
+            took = time.monotonic() - started
+        self.assertState(stack, 'UPDATE', 'COMPLETE')
+        seen = [(look['seconds'], look['verdict']) for look in recorder.looks]
+        self.assertEqual([0], self.ready_looks(recorder.looks), seen)
+        self.assertLess(took, HOLD, seen)
+
+    def test_min_ready_seconds_stand_for_the_hold(self):
+        web = deployment('min-ready', container('exec sleep 3600'))
+        web['properties']['spec']['minReadySeconds'] = HOLD
+        with Recorder() as recorder:
+            stack = self.create(hot({'web': web}))
+        self.assertState(stack, 'CREATE', 'COMPLETE')
+        self.assertEqual(1, len(self.ready_looks(recorder.looks)))
+
+    def test_a_pod_no_node_takes_fails_after_the_grace(self):
+        cfg.CONF.set_override('pending_grace', GRACE, group='kubernetes')
+        spec = dict(pod_spec(container('exec sleep 3600')),
+                    nodeSelector=NOWHERE)
+        started = time.monotonic()
+        stack = self.create(hot({'pod': {
+            'type': 'OS::Kubernetes::Pod',
+            'properties': {'timeout': 300, 'spec': spec}}}))
+        self.assertState(stack, 'CREATE', 'FAILED')
+        reason = stack['pod'].status_reason
+        # Stuck since the first close look; failed at the first after it
+        # that is GRACE later (a watch may have run in between).
+        self.assertRegex(reason, r'no progress for \d+s')
+        self.assertIn('not scheduled: Unschedulable: 0/', reason)
+        self.assertIn('nodes are available', reason)
+        # After the grace (once pods are looked at closely), not at 300 s.
+        self.assertLess(time.monotonic() - started,
+                        awaiter.LOOK_CLOSER_AFTER + GRACE + 30)
+
+    def test_a_job_whose_pod_no_node_takes_is_pending_and_fails(self):
+        cfg.CONF.set_override('pending_grace', GRACE, group='kubernetes')
+        spec = dict(pod_spec(container('exit 0')), nodeSelector=NOWHERE,
+                    restartPolicy='Never')
+        stack = self.create(hot({'job': {
+            'type': 'OS::Kubernetes::Job', 'properties': {
+                'timeout': 300, 'spec': {'backoffLimit': 0, 'template': {
+                    'spec': spec}}}}}))
+        self.assertState(stack, 'CREATE', 'FAILED')
+        reason = stack['job'].status_reason
+        self.assertIn('is pending: 0/1 succeeded', reason)
+        self.assertIn('nodes are available', reason)
+
     def test_a_container_that_stays_up_is_ready_after_the_hold(self):
         started = time.monotonic()
         stack, looks = self.create_recorded('stays_up', {
@@ -158,5 +224,6 @@ class CrashIsNotReadyTest(heat_cluster.ClusterTestCase):
         self.assertState(stack, 'CREATE', 'COMPLETE')
         ready = [look['seconds'] for look in looks
                  if look['verdict'] == 'READY']
-        self.assertGreaterEqual(ready[-1] - ready[0], HOLD - 1)
+        # Its container had just started: the hold is what is left of it.
+        self.assertGreaterEqual(ready[-1] - ready[0], HOLD - 2)
         self.assertLess(time.monotonic() - started, 60)

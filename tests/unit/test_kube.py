@@ -103,7 +103,8 @@ class PathTest(testtools.TestCase):
 
     def test_every_declared_related_object_has_a_fetcher(self):
         related = set().union(*(kind.related for kind in kinds.DECLARATIONS))
-        self.assertEqual({'pods', 'endpointslices', 'storageclass'}, related)
+        self.assertEqual({'pods', 'endpointslices', 'storageclass', 'events'},
+                         related)
         self.assertEqual(related, set(kube.Kube.RELATED))
 
     def test_discovered_kinds_have_no_rules_of_their_own(self):
@@ -270,6 +271,27 @@ class StorageClassForTest(testtools.TestCase):
                               self.PVC)
 
 
+class ReadableEventsForTest(testtools.TestCase):
+    """A claim's events explain it: unreadable ones explain nothing."""
+
+    PVC = StorageClassForTest.PVC
+
+    def setUp(self):
+        super().setUp()
+        self.kube = kube.Kube(mock.Mock())
+
+    def test_events_a_user_may_not_list_are_none(self):
+        forbidden = kube.ApiError(403, 'Forbidden', 'events is forbidden')
+        with mock.patch.object(self.kube, 'list', side_effect=forbidden):
+            self.assertEqual([], self.kube.readable_events_for(self.PVC))
+
+    def test_other_errors_are_raised(self):
+        error = kube.ApiError(503, 'Unavailable', 'etcd is down')
+        with mock.patch.object(self.kube, 'list', side_effect=error):
+            self.assertRaises(kube.ApiError, self.kube.readable_events_for,
+                              self.PVC)
+
+
 def watch_stream(*events, lines=()):
     """A watch response body: one JSON event a line, as the API sends."""
     text = ''.join(json.dumps(event) + '\n' for event in events)
@@ -429,11 +451,12 @@ class WatchTest(testtools.TestCase):
                           % namespace), read[:2])
 
     def test_what_decides_readiness_is_what_is_watched(self):
-        self.assertEqual('watch_endpoints', kube.Kube.watcher_for(
+        client = kube.Kube(mock.Mock())
+        self.assertEqual(client.watch_endpoints, client.watcher_for(
             kinds.declared('Service').decides))
         # A claim changes itself as it binds; its StorageClass never does.
         for kind in ('PersistentVolumeClaim', 'Deployment', 'Job'):
-            self.assertEqual('watch', kube.Kube.watcher_for(
+            self.assertEqual(client.watch, client.watcher_for(
                 kinds.declared(kind).decides))
 
     def test_an_unreachable_api_raises_as_a_read_does(self):

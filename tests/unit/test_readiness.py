@@ -29,6 +29,18 @@ CRASH = ('pod crash container app: crash loop, restarted 2 times, '
          'terminated with exit code 2: cannot reach the database')
 
 
+def with_status(name, **status):
+    """A recorded object with its status changed by hand."""
+    obj = load(name)
+    obj['status'].update(status)
+    return obj
+
+
+def container_of(pod):
+    """The status of a recorded pod's (only) container, to change."""
+    return pod['status']['containerStatuses'][0]
+
+
 class VerdictTest(unittest.TestCase):
 
     def test_is_frozen(self):
@@ -93,7 +105,7 @@ class PodTest(unittest.TestCase):
         # The log tail of glance-manage against a wrong password, as the
         # control plane's e2e test saw it (hand-shortened traceback).
         pod = load('pod_failed')
-        status = pod['status']['containerStatuses'][0]['state']['terminated']
+        status = container_of(pod)['state']['terminated']
         status['message'] = (
             'Traceback (most recent call last):\n' +
             '  File "sqlalchemy/engine/default.py", line 630, in connect\n'
@@ -134,7 +146,7 @@ class PodTest(unittest.TestCase):
 
     def test_running_container_failing_its_readiness_probe(self):
         pod = load('pod_crashloop')
-        status = pod['status']['containerStatuses'][0]
+        status = container_of(pod)
         status['state'] = {'running': {'startedAt': '2026-11-27T18:40:20Z'}}
         status.update(lastState={}, restartCount=0)
         verdict = readiness.pod(pod)
@@ -143,7 +155,7 @@ class PodTest(unittest.TestCase):
 
     def test_out_of_memory_kill_is_named(self):
         pod = load('pod_crashloop')
-        state = pod['status']['containerStatuses'][0]['state']
+        state = container_of(pod)['state']
         state['terminated'].update(exitCode=137, reason='OOMKilled')
         del state['terminated']['message']
         self.assertIn('terminated with exit code 137 (OOMKilled)',
@@ -159,19 +171,13 @@ class PodTest(unittest.TestCase):
 
     def test_long_termination_messages_are_clipped(self):
         pod = load('pod_failed')
-        state = pod['status']['containerStatuses'][0]['state']
+        state = container_of(pod)['state']
         state['terminated']['message'] = 'Traceback\n' + 'x' * 5000
         message = readiness.pod(pod).message
         self.assertLess(len(message), 400)
         # The end is kept: a log tail's last lines hold the error.
         self.assertIn('exit code 2: ...xxx', message)
         self.assertTrue(message.endswith('xxx'))
-
-
-def with_status(name, **status):
-    obj = load(name)
-    obj['status'].update(status)
-    return obj
 
 
 class DeploymentTest(unittest.TestCase):
@@ -292,11 +298,11 @@ class DeploymentTest(unittest.TestCase):
         deployment = with_status('deployment_ready', readyReplicas=0,
                                  availableReplicas=0)
         starting = load('pod_imagepull')
-        starting['status']['containerStatuses'][0]['state'] = {
+        container_of(starting)['state'] = {
             'waiting': {'reason': 'ContainerCreating'}}
         pods = [starting] + [load('pod_crashloop') for _ in range(4)]
         for restarts, pod in enumerate(pods[1:]):
-            pod['status']['containerStatuses'][0]['state'][
+            container_of(pod)['state'][
                 'terminated']['exitCode'] = restarts + 1
         message = readiness.deployment(deployment, {'pods': pods}).message
         self.assertEqual(3, message.count('crash loop'))
@@ -424,7 +430,7 @@ class JobTest(unittest.TestCase):
                          verdict.message)
 
     def test_running_job_reports_counts(self):
-        verdict = readiness.job(load('job_running'), {'pods': []})
+        verdict = readiness.job(load('job_running'))
         self.assertEqual(PROGRESSING, verdict.state)
         self.assertEqual('job db-retry is running: 0/1 succeeded, 1 active, '
                          '1 failed (backoffLimit 2)', verdict.message)
@@ -463,7 +469,7 @@ class JobTest(unittest.TestCase):
     def test_running_job_shows_why_its_pod_restarts(self):
         pod = load('pod_failed')
         pod['status']['phase'] = 'Running'
-        status = pod['status']['containerStatuses'][0]
+        status = container_of(pod)
         status['lastState'] = {'terminated': status['state']['terminated']}
         status['state'] = {'waiting': {'reason': 'CrashLoopBackOff',
                                        'message': 'back-off 20s'}}
@@ -471,6 +477,77 @@ class JobTest(unittest.TestCase):
         self.assertIn('pod db-sync-failed container app: '
                       'CrashLoopBackOff: back-off 20s (last exit code 2: '
                       "Can't locate", message)
+
+
+    def test_a_job_whose_pod_no_node_takes_is_pending_not_running(self):
+        job = load('job_pending')
+        verdict = kinds.evaluate(job, {'pods': load('job_pending_pods')})
+        self.assertEqual((PROGRESSING, readiness.PENDING),
+                         (verdict.state, verdict.stuck))
+        self.assertTrue(verdict.message.startswith(
+            'job db-sync is pending: 0/1 succeeded, 1 active, 0 failed '
+            '(backoffLimit 0); pod db-sync-'), verdict.message)
+        self.assertIn(' not scheduled: Unschedulable: 0/4 nodes are '
+                      'available: 1 node(s) didn\'t match Pod\'s node '
+                      'affinity/selector', verdict.message)
+        # Before its pods are read nothing says it is stuck.
+        self.assertEqual('', kinds.evaluate(job).stuck)
+
+    def test_a_job_whose_pod_runs_is_running(self):
+        pod = load('pod_failed')
+        pod['status']['phase'] = 'Running'
+        self.assertIn('job db-retry is running: ', readiness.job(
+            load('job_running'), {'pods': [pod]}).message)
+
+
+class StuckTest(unittest.TestCase):
+    """Waits the cluster keeps retrying but that do not end by themselves
+    are marked stuck, with the grace they get; slow ones are not."""
+
+    def test_a_pod_no_node_takes(self):
+        self.assertEqual(readiness.PENDING, kinds.evaluate(
+            load('pod_unschedulable')).stuck)
+
+    def test_the_schedulers_message_is_said_once(self):
+        verdict = kinds.evaluate(load('pod_unschedulable'))
+        events = [event for event in load('events_web')['items']
+                  if event['reason'] in ('FailedScheduling', 'FailedMount')]
+        explained = readiness.explain(verdict, events)
+        # The pod's condition says it; the FailedScheduling event is not
+        # repeated, another warning still is.
+        self.assertIn('not scheduled: Unschedulable: 0/4 nodes', explained)
+        self.assertNotIn('FailedScheduling', explained)
+        self.assertIn('Warning events: FailedMount: ', explained)
+
+    def test_a_pod_whose_configmap_key_is_missing(self):
+        self.assertEqual(readiness.PENDING, kinds.evaluate(
+            load('pod_config_error')).stuck)
+
+    def test_a_pod_preempting_its_way_onto_a_node_is_only_slow(self):
+        pod = load('pod_unschedulable')
+        pod['status']['nominatedNodeName'] = 'kwok-node-0'
+        self.assertEqual('', kinds.evaluate(pod).stuck)
+
+    def test_a_scheduled_pod_creating_its_container_is_only_slow(self):
+        pod = load('pod_imagepull')
+        container_of(pod)['state'] = {
+            'waiting': {'reason': 'ContainerCreating'}}
+        verdict = kinds.evaluate(pod)
+        self.assertEqual((PROGRESSING, ''), (verdict.state, verdict.stuck))
+
+    def test_a_rollout_whose_new_pods_no_node_takes(self):
+        deployment = load('deployment_rolling')
+        pods = [load('pod_ready'), load('pod_unschedulable')]
+        verdict = kinds.evaluate(deployment, {'pods': pods})
+        self.assertEqual((PROGRESSING, readiness.PENDING),
+                         (verdict.state, verdict.stuck))
+        self.assertIn('not scheduled: Unschedulable: 0/4 nodes are '
+                      'available', verdict.message)
+
+    def test_an_image_that_cannot_be_pulled_is_named_first(self):
+        pods = [load('pod_unschedulable'), load('pod_image_missing')]
+        self.assertEqual(readiness.IMAGE_PULL, kinds.evaluate(
+            load('deployment_rolling'), {'pods': pods}).stuck)
 
 
 class CronJobTest(unittest.TestCase):
@@ -590,6 +667,35 @@ class PersistentVolumeClaimTest(unittest.TestCase):
         self.assertIn('no storage class: needs a matching PersistentVolume',
                       verdict.message)
 
+    def test_a_claim_nothing_can_bind_says_so_in_the_claims_words(self):
+        verdict = kinds.evaluate(load('pvc_no_class'), {
+            'storageclass': None, 'events': load('events_pvc_no_class')})
+        self.assertEqual((PROGRESSING, readiness.PENDING),
+                         (verdict.state, verdict.stuck))
+        self.assertEqual(
+            'claim no-class is Pending, waiting for a volume (no storage '
+            'class: needs a matching PersistentVolume); FailedBinding: no '
+            'persistent volumes available for this claim and no storage '
+            'class is set', verdict.message)
+
+    def test_a_claim_of_a_class_that_does_not_exist(self):
+        claim = load('pvc_no_such_class')
+        events = load('events_pvc_no_such_class')
+        verdict = kinds.evaluate(claim, {'storageclass': None,
+                                             'events': events})
+        self.assertEqual(readiness.PENDING, verdict.stuck)
+        self.assertTrue(verdict.message.endswith(
+            'ProvisioningFailed: storageclass.storage.k8s.io "%s" not found'
+            % claim['spec']['storageClassName']), verdict.message)
+        # Said once: the verdict already quotes the Warning event.
+        self.assertEqual(verdict.message, readiness.explain(verdict, events))
+
+    def test_a_claim_a_provisioner_is_at_work_on_is_only_slow(self):
+        verdict = kinds.evaluate(load('pvc_pending'), {
+            'storageclass': None,
+            'events': load('events_pvc_provisioning_synthetic')})
+        self.assertEqual((PROGRESSING, ''), (verdict.state, verdict.stuck))
+
     def test_lost_claim_fails(self):
         pvc = with_status('pvc_bound_local', phase='Lost')
         verdict = readiness.persistentvolumeclaim(pvc)
@@ -651,7 +757,7 @@ class EvaluateTest(unittest.TestCase):
         self.assertEqual({'pods'}, declared['Job'].related)
         self.assertEqual({'pods'}, declared['Deployment'].related)
         self.assertEqual({'endpointslices'}, declared['Service'].related)
-        self.assertEqual({'storageclass'},
+        self.assertEqual({'storageclass', 'events'},
                          declared['PersistentVolumeClaim'].related)
         self.assertEqual(frozenset(), declared['ConfigMap'].related)
         for kind in kinds.DECLARATIONS:

@@ -45,14 +45,15 @@ def test_an_image_that_is_not_there():
     assert verdict == readiness.Verdict(PROGRESSING, (
         'pod noimage container app: ErrImageNeverPull: Container image '
         '"localhost/heat-k8s/not-built:1" is not present with pull policy '
-        'of Never'), stuck=True)
+        'of Never'), stuck=readiness.IMAGE_PULL)
 
 
 def test_a_job_whose_pod_cannot_pull_its_image_is_stuck():
     job = load('job_failed')
     job['status'] = {'active': 1}
     verdict = kinds.evaluate(job, {'pods': [load('pod_image_missing')]})
-    assert (verdict.state, verdict.stuck) == (PROGRESSING, True)
+    assert (verdict.state, verdict.stuck) == (PROGRESSING,
+                                              readiness.IMAGE_PULL)
     # Without its pods (read only to explain) nothing says it is stuck.
     assert not kinds.evaluate(job).stuck
 

@@ -23,9 +23,11 @@ import copy
 from heat.common import exception
 from heat.engine import resource
 from heat.engine import scheduler
+from oslo_config import cfg
 
 from heat_k8s.client import kube
 from heat_k8s.kinds import labels
+from heat_k8s.kinds import readiness
 from tests.unit.heat_harness import deployment
 from tests.unit.heat_harness import template
 
@@ -60,6 +62,9 @@ class FakeKube(object):
 
     def watch(self, obj, seconds):
         return iter(())  # the watch ended with no change
+
+    def watcher_for(self, deciding):
+        return self.watch
 
 
 class RecoveryTest(heat_harness.KubernetesTestCase):
@@ -308,3 +313,25 @@ class AbandonTest(heat_harness.KubernetesTestCase):
         self.assertNotIn(labels.STACK_ID,
                          written['metadata'].get('labels') or {})
         self.assertEqual(rsrc.properties['spec'], written['spec'])
+
+
+class WaitSettingsTest(heat_harness.KubernetesTestCase):
+    """The [kubernetes] options a resource's wait follows."""
+
+    _resource = RecoveryTest._resource
+
+    def test_the_options_reach_the_awaiter(self):
+        for name, value in (('pending_grace', 42), ('image_pull_grace', 7),
+                            ('ready_hold_seconds', 3),
+                            ('crash_restarts', 4), ('watch_seconds', 2)):
+            cfg.CONF.set_override(name, value, group='kubernetes')
+        rsrc = self._resource(FakeKube())
+        manifest = rsrc.manifest(rsrc.properties)
+        settings = rsrc._awaiter(manifest, rsrc.properties).settings
+        self.assertEqual(({readiness.PENDING: 42, readiness.IMAGE_PULL: 7},
+                          3, 4, 2),
+                         (settings.graces, settings.hold_seconds,
+                          settings.crash_restarts, settings.watch_seconds))
+        self.assertEqual(0, rsrc._awaiter(manifest, rsrc.properties,
+                                          watched=False).settings
+                         .watch_seconds)

@@ -106,6 +106,21 @@ class ValidateTest(heat_harness.KubernetesTestCase):
         self.assertInvalid(template({'web': deployment(timeout=0)}),
                            'timeout')
 
+    def test_min_ready_seconds_must_end_before_the_wait(self):
+        spec = _spec()
+        spec['minReadySeconds'] = 120
+        self.assertInvalid(template({'web': deployment(spec, timeout=60)}),
+                           'resources.web.properties.timeout',
+                           'spec.minReadySeconds (120) is not less than '
+                           'the timeout property (60s)')
+        self.assertValid(template({'web': deployment(spec, timeout=180)}))
+        # Without a timeout property the stack's bounds the wait.
+        spec['minReadySeconds'] = 7200
+        self.assertInvalid(template({'web': deployment(spec)}),
+                           'the stack timeout (3600s)')
+        # Not waited for: nothing to end.
+        self.assertValid(template({'web': deployment(spec, wait=False)}))
+
     def test_spec_is_required(self):
         job = {'type': 'OS::Kubernetes::Job', 'properties': {}}
         self.assertInvalid(template({'job': job}), 'spec')

@@ -58,6 +58,15 @@ class SampleConfigTest(unittest.TestCase):
                 with self.subTest(option='%s.%s' % (group, opt.name)):
                     self.assertTrue(opt.help and opt.help.strip())
 
+    def test_a_grace_that_cannot_end_a_wait_well_is_refused(self):
+        conf = cfg.ConfigOpts()
+        conf.register_opts(config.kubernetes_opts, group=config.GROUP)
+        for name in ('image_pull_grace', 'pending_grace'):
+            for seconds in (0, -5, 3601):
+                with self.subTest(option=name, seconds=seconds):
+                    self.assertRaises(ValueError, conf.set_override, name,
+                                      seconds, group=config.GROUP)
+            conf.set_override(name, 3600, group=config.GROUP)
 
 def sample_options(text):
     """({(group, name)} of the sample, {(group, name)} it says are

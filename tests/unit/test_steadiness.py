@@ -17,8 +17,15 @@ tests/functional/test_steadiness.py recorded, each time the waiter looked,
 the workload and its pods (fixtures/steady_<case>.json): a
 Deployment whose container exits at once with code 3, one whose
 container exits 0, a Pod whose readiness probe passes once, and a
-Deployment that stays up. The looks replay in order on a fake clock.
+Deployment that stays up. The looks replay in order on a fake clock; the
+wall clock the pods' timestamps are read against starts at the look's
+recorded time ('at'), else at the latest timestamp the first look holds,
+which is no later than the look was.
 """
+
+import copy
+import datetime
+import re
 
 import pytest
 
@@ -44,25 +51,41 @@ class Clock:
         return self.now
 
 
+def latest_stamp(look):
+    stamps = re.findall(r"'(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)'",
+                        str(look))
+    return datetime.datetime.fromisoformat(max(stamps))
+
+
 class Replay:
     """Reads replay the recorded looks after the first (the object the
     apply returned), each no earlier than when it was recorded; pods are
-    those of the look last read."""
+    those of the look last read. It is the awaiter's Subject."""
 
-    def __init__(self, case, hold=HOLD, limit=2, holds=True, seconds=600):
+    def __init__(self, case, hold=HOLD, limit=2, holds=True, seconds=600,
+                 late=0, change=None):
         self.looks = looks(case)
+        for look in self.looks:
+            (change or (lambda look: None))(look)
         self.clock = Clock()
         self.current = self.looks.pop(0)
-        self.waiter = awaiter.Awaiter(
-            read=self.read, judge=self.judge, events=lambda obj: [],
-            describe=lambda: 'Deployment demo/web', watch=None,
-            watch_seconds=0, poll_interval_max=20, clock=self.clock,
-            pods=self.pods if holds else None, hold_seconds=hold,
-            crash_restarts=limit)
+        self.holds = holds
         self.started = self.clock.now
+        # late: seconds after its recorded time Heat first looks.
+        first = (datetime.datetime.fromisoformat(self.current['at'])
+                 if 'at' in self.current else latest_stamp(self.current))
+        self.wall = first + datetime.timedelta(seconds=late)
+        self.waiter = awaiter.Awaiter(
+            self, awaiter.Settings(watch_seconds=0, hold_seconds=hold,
+                                   crash_restarts=limit),
+            clock=self.clock, now=self.now)
         self.wait = awaiter.Wait.start(seconds, timeout=seconds,
                                        clock=self.clock)
         self.wait.live = self.current['object']
+
+    def now(self):
+        return self.wall + datetime.timedelta(
+            seconds=self.clock.now - self.started)
 
     def read(self):
         self.current = self.looks.pop(0)
@@ -74,7 +97,13 @@ class Replay:
         return kinds.evaluate(obj, {'pods': self.current['pods']})
 
     def pods(self, obj):
-        return self.current['pods']
+        return self.current['pods'] if self.holds else None
+
+    def events(self, obj):
+        return []
+
+    def describe(self):
+        return 'Deployment demo/web'
 
     def run(self):
         """The waiter's answers until the wait ends: [PollAgain...,
@@ -128,6 +157,34 @@ def test_a_probe_that_passed_once_is_not_ready_at_the_timeout():
 def test_a_container_that_stays_up_is_ready_after_the_hold():
     replay = Replay('stays_up')
     assert replay.run() == [awaiter.PollAgain(HOLD), awaiter.READY]
+
+
+def test_a_workload_up_for_the_hold_by_its_own_clock_needs_no_hold():
+    # Heat first reads it ready HOLD + 1 s after its pod became Ready and
+    # its container started (the stamps are whole seconds): done at once.
+    assert Replay('stays_up', late=HOLD + 1).run() == [awaiter.READY]
+
+
+def test_a_workload_up_for_part_of_the_hold_waits_for_the_rest():
+    assert Replay('stays_up', late=3).run() == [awaiter.PollAgain(3),
+                                                awaiter.READY]
+
+
+def with_min_ready_seconds(seconds):
+    """A hand-made change of the recorded looks: the Deployment asks its
+    controller to count a pod available only after `seconds` Ready."""
+    def change(look):
+        look['object'] = copy.deepcopy(look['object'])
+        look['object']['spec']['minReadySeconds'] = seconds
+    return change
+
+
+def test_min_ready_seconds_of_the_hold_stand_for_it():
+    assert Replay('stays_up', change=with_min_ready_seconds(HOLD)).run() \
+        == [awaiter.READY]
+    # Shorter than the hold: what is left of it is held.
+    assert Replay('stays_up', change=with_min_ready_seconds(2)).run() \
+        == [awaiter.PollAgain(3), awaiter.READY]
 
 
 def test_without_a_hold_the_first_steady_look_is_ready():

@@ -28,6 +28,7 @@ import pytest
 
 from heat_k8s import kinds
 from heat_k8s.client import apierrors
+from heat_k8s.kinds import readiness
 from heat_k8s.waiting import awaiter
 from tests.unit.fixtures import load
 
@@ -66,7 +67,8 @@ class Cluster:
     def __init__(self, clock, reads=(), watches=(), events=()):
         self.clock = clock
         self.reads, self.watches = list(reads), list(watches)
-        self.events = list(events)
+        self.warnings = list(events)
+        self.name = 'Pod demo/unready'
         self.read_count = 0
         self.watched = []   # (resourceVersion watched from, seconds)
         self.explained = []  # the explain flag of each judgement
@@ -96,15 +98,21 @@ class Cluster:
         self.explained.append(explain)
         return kinds.evaluate(obj)
 
-    def events_for(self, obj):
-        return self.events
+    def events(self, obj):
+        return self.warnings
+
+    def pods(self, obj):
+        return None
+
+    def describe(self):
+        return self.name
 
     def awaiter(self, watching=True, name='Pod demo/unready'):
-        return awaiter.Awaiter(
-            read=self.read, judge=self.judge, events=self.events_for,
-            describe=lambda: name, watch=self.watch if watching else None,
-            name='unready', clock=self.clock, watch_seconds=WATCH_SECONDS,
-            poll_interval_max=POLL_INTERVAL_MAX)
+        self.name = name
+        return awaiter.Awaiter(self, awaiter.Settings(
+            watch_seconds=WATCH_SECONDS if watching else 0,
+            poll_interval_max=POLL_INTERVAL_MAX), name='unready',
+            clock=self.clock)
 
 
 def start(clock, seconds=600, timeout=None, live=None):
@@ -217,6 +225,42 @@ def test_an_image_pulled_within_the_grace_starts_the_grace_again():
     # Stuck since the third poll only: 40 s, not 120 s.
     assert isinstance(waiting.ready(wait), PollAgain)
     assert wait.stuck_since == clock.now - 40
+
+
+# --- stuck: a pod no node can take ---------------------------------------
+
+def test_a_pod_no_node_takes_fails_after_its_grace_in_the_schedulers_words():
+    clock = Clock()
+    cluster = Cluster(clock, reads=[load('pod_unschedulable')] * 4)
+    wait = start(clock)
+    waiting = cluster.awaiter(watching=False)
+    grace = awaiter.Settings().graces[readiness.PENDING]
+    clock.now += awaiter.LOOK_CLOSER_AFTER
+    assert isinstance(waiting.ready(wait), PollAgain)
+    clock.now += grace - 1
+    assert isinstance(waiting.ready(wait), PollAgain)
+    clock.now += 1
+    with pytest.raises(awaiter.Failed) as failed:
+        waiting.ready(wait)
+    assert str(failed.value).startswith(
+        'Pod demo/unready failed: no progress for %ds: pod unschedulable '
+        'not scheduled: Unschedulable: 0/4 nodes are available: ' % grace)
+    # Long before the timeout.
+    assert wait.deadline - clock.now > 400
+
+
+def test_each_stuck_wait_gets_its_own_grace():
+    clock = Clock()
+    cluster = Cluster(clock, reads=[load('pod_image_missing')] * 2)
+    wait = start(clock)
+    waiting = awaiter.Awaiter(cluster, awaiter.Settings(
+        watch_seconds=0, graces={readiness.IMAGE_PULL: 30,
+                                 readiness.PENDING: 300}), clock=clock)
+    clock.now += awaiter.LOOK_CLOSER_AFTER
+    assert isinstance(waiting.ready(wait), PollAgain)
+    clock.now += 30
+    with pytest.raises(awaiter.Failed):
+        waiting.ready(wait)
 
 
 # --- failures and deletion ---------------------------------------------------
@@ -427,10 +471,7 @@ def test_polls_back_off_to_a_quarter_of_the_time_waited():
 def test_no_watch_when_watching_is_switched_off():
     clock = Clock()
     cluster = Cluster(clock, reads=[load('pod_crashloop')])
-    waiting = awaiter.Awaiter(
-        read=cluster.read, judge=cluster.judge, events=cluster.events_for,
-        describe=lambda: 'Pod demo/crash', watch=cluster.watch,
-        clock=clock, watch_seconds=0, poll_interval_max=POLL_INTERVAL_MAX)
+    waiting = cluster.awaiter(watching=False, name='Pod demo/crash')
     assert waiting.ready(start(clock)) == PollAgain(1)
     assert cluster.watched == []
 

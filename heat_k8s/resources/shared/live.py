@@ -17,12 +17,11 @@
 A mixin of KubernetesResource: the live object and its events, its
 readiness verdict, what Heat shows of it (resource show, attributes,
 observe reality) with Secret values redacted, and the edge to
-heat_k8s.waiting: it is told how to read, watch and judge the object, and
-its answers become Heat's PollDelay and exception.Error, and what a wait
-waits on becomes the resource's status reason.
+heat_k8s.waiting: it is handed the object as an awaiter.Subject (read,
+watch, judge, pods, events, describe), and its answers become Heat's
+PollDelay and exception.Error, and what a wait waits on becomes the
+resource's status reason.
 """
-
-import datetime
 
 from heat.common import exception
 from heat.engine import resource
@@ -198,45 +197,16 @@ class Observed:
         """The awaiter of this object; with `wait`, each judgment of it
         while it progresses is shown as this resource's status reason.
         watched=False polls only (many objects checked in one round)."""
-        deciding = kinds.declared(manifest['kind']).decides
-        seen = _RelatedSeen(self._kube())
-        report = reporting.Reporter(self._show_progress,
-                                    CONF.kubernetes.progress_interval)
-
-        def judge(obj, explain):
-            seen.judging()
-            result = self.verdict(seen, obj, props, explain=explain)
-            if wait is not None and result.state == readiness.PROGRESSING:
-                report(wait, progress.text(obj, result,
-                                           seen.related_objects, _now()))
-            return result
-
-        watcher = kube_mod.Kube.watcher_for(deciding)
-        pods = self._pods_of(manifest['kind'], seen)
-
-        def watch(obj, seconds):
-            return getattr(self._kube(), watcher)(obj, seconds)
-
-        return awaiter.Awaiter(
-            read=lambda: self._get(manifest), judge=judge,
-            events=self._events, describe=self.describe,
-            watch_seconds=CONF.kubernetes.watch_seconds,
-            poll_interval_max=CONF.kubernetes.poll_interval_max,
-            stuck_grace=CONF.kubernetes.image_pull_grace,
-            watch=watch if watched else None, name=self.name, pods=pods,
-            hold_seconds=CONF.kubernetes.ready_hold_seconds,
-            crash_restarts=CONF.kubernetes.crash_restarts)
-
-    @staticmethod
-    def _pods_of(kind, seen):
-        """What reads the pods that must stay up for a workload to be
-        ready (kinds.steadiness), or None for other kinds."""
-        if not kinds.declared(kind).holds:
-            return None
-        if kind == 'Pod':
-            return lambda obj: [obj]
-        # The pods a not-ready verdict just read to explain itself.
-        return seen.pods
+        options = CONF.kubernetes
+        settings = awaiter.Settings(
+            watch_seconds=options.watch_seconds if watched else 0,
+            poll_interval_max=options.poll_interval_max,
+            graces={readiness.IMAGE_PULL: options.image_pull_grace,
+                    readiness.PENDING: options.pending_grace},
+            hold_seconds=options.ready_hold_seconds,
+            crash_restarts=options.crash_restarts)
+        return awaiter.Awaiter(_Subject(self, manifest, props, wait),
+                               settings, name=self.name)
 
     def _show_progress(self, text):
         """Store text as this waiting resource's status reason.
@@ -268,9 +238,47 @@ class Observed:
         return True
 
 
-def _now():
-    """The wall clock, which the cluster's timestamps are on."""
-    return datetime.datetime.now(datetime.timezone.utc)
+class _Subject:
+    """The object a resource waits for, as heat_k8s.waiting asks of it
+    (awaiter.Subject): read, watched and judged through the resource's
+    client, its judgments shown as the resource's status reason."""
+
+    def __init__(self, resource, manifest, props, wait):
+        self.resource, self.manifest = resource, manifest
+        self.props, self.wait = props, wait
+        self.kind = kinds.declared(manifest['kind'])
+        self.seen = _RelatedSeen(resource._kube())
+        self.report = reporting.Reporter(resource._show_progress,
+                                         CONF.kubernetes.progress_interval)
+
+    def read(self):
+        return self.resource._get(self.manifest)
+
+    def watch(self, obj, seconds):
+        watcher = self.resource._kube().watcher_for(self.kind.decides)
+        return watcher(obj, seconds)
+
+    def judge(self, obj, explain):
+        self.seen.judging()
+        result = self.resource.verdict(self.seen, obj, self.props,
+                                       explain=explain)
+        if self.wait is not None and result.state == readiness.PROGRESSING:
+            self.report(self.wait, progress.text(
+                obj, result, self.seen.related_objects, awaiter.wall()))
+        return result
+
+    def pods(self, obj):
+        """The pods that must stay up (kinds.steadiness): a Pod itself,
+        or those a not-ready verdict just read to explain itself."""
+        if not self.kind.holds:
+            return None
+        return [obj] if self.kind.name == 'Pod' else self.seen.pods(obj)
+
+    def events(self, obj):
+        return self.resource._events(obj)
+
+    def describe(self):
+        return self.resource.describe()
 
 
 class _RelatedSeen:

@@ -39,9 +39,9 @@ from heat_k8s.resources.shared import literal
 from heat_k8s.resources.shared import sensitive
 
 CONF = cfg.CONF
-NAME, NAMESPACE, LABELS, ANNOTATIONS, CLUSTER = (
+NAME, NAMESPACE, LABELS, ANNOTATIONS, CLUSTER, WAIT, TIMEOUT = (
     common.NAME, common.NAMESPACE, common.LABELS, common.ANNOTATIONS,
-    common.CLUSTER)
+    common.CLUSTER, common.WAIT, common.TIMEOUT)
 
 
 def _merge_rendered(manifest, rendered):
@@ -225,6 +225,7 @@ class Manifested(literal.CheckedBeforeCreate):
         if self.namespaced(props, discover=False) is not False:
             self._validate_namespace(props)
         self.validate_body(props)
+        self._validate_wait(props)
         self._validate_unique(props)
 
     def _validate_cluster(self, props):
@@ -232,6 +233,25 @@ class Manifested(literal.CheckedBeforeCreate):
         refusal = clientplugin.cluster_refusal(props[CLUSTER])
         if refusal is not None:
             raise self._invalid(refusal, CLUSTER)
+
+    def _validate_wait(self, props):
+        """Refuse a wait that cannot end in time: a workload whose
+        controller counts a pod available only after minReadySeconds,
+        as long as or longer than the resource may wait."""
+        known = kinds.builtin(self.api_version(props), self.kind_of(props))
+        if not props.get(WAIT, False) or known is None or not known.holds:
+            return
+        spec = self._stand_in(props).get('spec') or {}
+        min_ready = spec.get('minReadySeconds')
+        timeout = props.get(TIMEOUT)
+        limit = timeout or self.stack.timeout_secs()
+        if isinstance(min_ready, int) and min_ready >= limit:
+            raise self._invalid(
+                'spec.minReadySeconds (%d) is not less than the %s (%ds): '
+                'no pod would count as available before Heat stopped '
+                'waiting; shorten it, or raise the timeout' % (
+                    min_ready, 'timeout property' if timeout else
+                    'stack timeout', limit), TIMEOUT if timeout else None)
 
     def _validate_unique(self, props):
         """Refuse a second resource of the stack naming the same object."""
@@ -279,9 +299,7 @@ class Manifested(literal.CheckedBeforeCreate):
     def validate_body(self, props):
         """Check the manifest against the kind's OpenAPI schema and the
         API server's offline value rules (labels, keys, ranges)."""
-        stand_in = dict(props, **{NAME: props[NAME] or 'x', NAMESPACE: 'x'})
-        manifest = self.manifest(sensitive.PlainProperties(stand_in),
-                                 owned=False, content=False)
+        manifest = self._stand_in(props)
         errors = openapi.validate(manifest) + fieldrules.problems(
             manifest)[:openapi.MAX_ERRORS]
         if errors:
@@ -290,6 +308,13 @@ class Manifested(literal.CheckedBeforeCreate):
             raise self._invalid('Invalid %s: %s' % (manifest['kind'],
                                                     problems),
                                 self._blamed(errors[0][0], props))
+
+    def _stand_in(self, props):
+        """The manifest of props as validation sees it: a stand-in name
+        and namespace where they are not known yet."""
+        stand_in = dict(props, **{NAME: props[NAME] or 'x', NAMESPACE: 'x'})
+        return self.manifest(sensitive.PlainProperties(stand_in),
+                             owned=False, content=False)
 
     def _blamed(self, path, props):
         """The property a field path of the manifest comes from."""
