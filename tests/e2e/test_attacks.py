@@ -237,28 +237,29 @@ def test_the_syncer_made_the_namespace_bare(localcloud, third_project):
             'heat-k8s.io/shared': 'true'}}}]}]
 
 
-def test_the_new_project_reaches_no_other(localcloud, servers):
-    to_service, to_pod = _names('third-to-demo-svc', 'third-to-demo-pod')
+def _service_and_pod(localcloud, servers, source, target):
+    """Exit codes of a connection from source's pods to target's Service
+    and to its pod: (to the Service, to the pod)."""
+    to_service, to_pod = _names('%s-to-%s-svc' % (source, target),
+                                '%s-to-%s-pod' % (source, target))
     codes = _probes(localcloud, servers, {
-        to_service: ('third', 'demo', 'service'),
-        to_pod: ('third', 'demo', 'pod')})
-    assert codes == {to_service: DROPPED, to_pod: DROPPED}
+        to_service: (source, target, 'service'),
+        to_pod: (source, target, 'pod')})
+    return codes[to_service], codes[to_pod]
+
+
+def test_the_new_project_reaches_no_other(localcloud, servers):
+    assert _service_and_pod(localcloud, servers, 'third', 'demo') == (
+        DROPPED, DROPPED)
 
 
 def test_no_other_project_reaches_the_new_one(localcloud, servers):
-    to_service, to_pod = _names('demo-to-third-svc', 'demo-to-third-pod')
-    codes = _probes(localcloud, servers, {
-        to_service: ('demo', 'third', 'service'),
-        to_pod: ('demo', 'third', 'pod')})
-    assert codes == {to_service: DROPPED, to_pod: DROPPED}
+    assert _service_and_pod(localcloud, servers, 'demo', 'third') == (
+        DROPPED, DROPPED)
 
 
 def test_the_new_projects_own_pods_reach_each_other(localcloud, servers):
-    to_service, to_pod = _names('third-to-third-svc', 'third-to-third-pod')
-    codes = _probes(localcloud, servers, {
-        to_service: ('third', 'third', 'service'),
-        to_pod: ('third', 'third', 'pod')})
-    assert codes == {to_service: 0, to_pod: 0}
+    assert _service_and_pod(localcloud, servers, 'third', 'third') == (0, 0)
 
 
 def test_the_new_project_resolves_names_and_reaches_the_api(
