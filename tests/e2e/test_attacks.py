@@ -22,17 +22,33 @@ cluster DNS and the API server stay reachable; and the member can change
 none of it. Without the isolation the refused connections open (the
 module was run once with the baseline and the default policies deleted and
 the controller started without them: README, "The local cloud").
+
+From the same project, the other ways issue 34 found in: a fingerprint
+computed offline from public inputs (the computation is checked against
+the operator's own key, so it is the product's), a derived form of a
+generated value in a render error (the value read back from the member's
+own Secret), a Magnum cluster that would receive the member's token.
+The cluster's own hardening (externalIPs, NET_RAW) is in
+tests/e2e/test_hardening.py.
 """
 
+import base64
+import configparser
+import hashlib
 import json
 import os
 import secrets
 import time
 import uuid
 
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf import hkdf
 import pytest
 
+from heat_k8s.rendering import checksum
+from heat_k8s.secrecy import keyring
 from tests.e2e import connect
+from tests.e2e import stacks
 from tests.functional import cloud
 
 ROLE = 'member'
@@ -74,6 +90,12 @@ class Project(object):
                                env=self.env, timeout=120)
             self._token = json.loads(issued.stdout)['id']
         return self._token
+
+    def openstack(self, *args, check=True):
+        """`openstack` as the member; the result (no check: refusals are
+        what the attacks expect)."""
+        return cloud.run(['openstack', *args], env=self.env, timeout=600,
+                         check=check)
 
     def kubectl(self, *args, stdin=None):
         return self.localcloud.kubectl(self.token(), '-n', self.namespace,
@@ -215,28 +237,29 @@ def test_the_syncer_made_the_namespace_bare(localcloud, third_project):
             'heat-k8s.io/shared': 'true'}}}]}]
 
 
-def test_the_new_project_reaches_no_other(localcloud, servers):
-    to_service, to_pod = _names('third-to-demo-svc', 'third-to-demo-pod')
+def _service_and_pod(localcloud, servers, source, target):
+    """Exit codes of a connection from source's pods to target's Service
+    and to its pod: (to the Service, to the pod)."""
+    to_service, to_pod = _names('%s-to-%s-svc' % (source, target),
+                                '%s-to-%s-pod' % (source, target))
     codes = _probes(localcloud, servers, {
-        to_service: ('third', 'demo', 'service'),
-        to_pod: ('third', 'demo', 'pod')})
-    assert codes == {to_service: DROPPED, to_pod: DROPPED}
+        to_service: (source, target, 'service'),
+        to_pod: (source, target, 'pod')})
+    return codes[to_service], codes[to_pod]
+
+
+def test_the_new_project_reaches_no_other(localcloud, servers):
+    assert _service_and_pod(localcloud, servers, 'third', 'demo') == (
+        DROPPED, DROPPED)
 
 
 def test_no_other_project_reaches_the_new_one(localcloud, servers):
-    to_service, to_pod = _names('demo-to-third-svc', 'demo-to-third-pod')
-    codes = _probes(localcloud, servers, {
-        to_service: ('demo', 'third', 'service'),
-        to_pod: ('demo', 'third', 'pod')})
-    assert codes == {to_service: DROPPED, to_pod: DROPPED}
+    assert _service_and_pod(localcloud, servers, 'demo', 'third') == (
+        DROPPED, DROPPED)
 
 
 def test_the_new_projects_own_pods_reach_each_other(localcloud, servers):
-    to_service, to_pod = _names('third-to-third-svc', 'third-to-third-pod')
-    codes = _probes(localcloud, servers, {
-        to_service: ('third', 'third', 'service'),
-        to_pod: ('third', 'third', 'pod')})
-    assert codes == {to_service: 0, to_pod: 0}
+    assert _service_and_pod(localcloud, servers, 'third', 'third') == (0, 0)
 
 
 def test_the_new_project_resolves_names_and_reaches_the_api(
@@ -320,3 +343,108 @@ def test_without_its_default_a_project_is_still_closed(
                     'spec': shown['spec']}
         third_project.kubectl('create', '-f', '-',
                               stdin=json.dumps(restored))
+
+
+# -- keys: a fingerprint computed offline from public inputs --
+
+# Roots anyone can compute: the empty value, and Heat's sample
+# auth_encryption_key (keyring.SAMPLE_KEYS), hashed as the fallback did.
+PUBLIC_ROOTS = [hashlib.sha256(text.encode('utf-8')).digest()
+                for text in ('', *keyring.SAMPLE_KEYS)]
+GUESS = 'password123'   # the first word of any dictionary
+
+
+def _offline_fingerprint(value, project, root):
+    """A fingerprint as heat-engine makes it (sensitive.fingerprint),
+    computed outside the cloud from a digest root."""
+    key = hkdf.HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
+                    info=('heat-k8s v2 %s %s' % (keyring.FINGERPRINT,
+                                                 project)).encode()
+                    ).derive(root)
+    return '<redacted:%s>' % checksum.content({'v': value}, key=key)[:16]
+
+
+def _cloud_digest_root(localcloud):
+    """The digest key the operator configured (heat.conf): what only the
+    operator knows, to show the offline computation is the product's."""
+    conf = configparser.ConfigParser(interpolation=None)
+    conf.read(os.path.join(localcloud.state_dir, 'heat', 'heat.conf'))
+    return keyring.parse(conf['heat_k8s']['digest_key'])
+
+
+def test_no_fingerprint_computed_offline_from_public_inputs(
+        localcloud, third_project):
+    preview = third_project.openstack(
+        'stack', 'create', '--dry-run', '-f', 'json', '-t',
+        stacks.template('tenant-borrow.yaml'), '--parameter',
+        'secret=' + GUESS, stacks.unique('guess'))
+    assert GUESS not in preview.stdout
+    borrowed, = [r for r in json.loads(preview.stdout)['resources']
+                 if r['resource_name'] == 'borrowed']
+    shown = borrowed['properties']['string_data']['password']
+    # The computation is right: with the operator's key it gives what
+    # Heat showed...
+    assert shown == _offline_fingerprint(
+        GUESS, third_project.id, _cloud_digest_root(localcloud))
+    # ...and from every public root, something else.
+    assert shown not in [_offline_fingerprint(GUESS, third_project.id, root)
+                         for root in PUBLIC_ROOTS]
+
+
+# -- errors: a derived form of a value the member cannot read in Heat --
+
+def _spellings(value):
+    """The forms a template or a container could make of a value."""
+    b64 = base64.b64encode(value.encode()).decode()
+    return {value, value[::-1], value.upper(), value.lower(), b64,
+            b64.rstrip('='), value.encode().hex(), value[:8], value[-8:],
+            value[::-1][:8]}
+
+
+def test_no_derived_form_of_a_value_in_errors(localcloud, third_project):
+    name = stacks.unique('derived')
+    created = third_project.openstack(
+        'stack', 'create', '--wait', '-t',
+        stacks.template('attack-derived.yaml'), name, check=False)
+    try:
+        assert created.returncode != 0, created.stdout
+        shown = json.loads(third_project.openstack(
+            'stack', 'show', '-f', 'json', name).stdout)
+        events = third_project.openstack(
+            'stack', 'event', 'list', '-f', 'json', name).stdout
+        said = '\n'.join((created.stdout, created.stderr, json.dumps(shown),
+                          events))
+        # The render failed where and as it should...
+        assert 'app.conf, line 2' in said, said
+        # ...and says nothing of the value the member's Secret holds.
+        secret = json.loads(third_project.kubectl(
+            'get', 'secret', '-l', 'heat.openstack.org/resource-name='
+            'written', '-o', 'json').stdout)['items']
+        value = base64.b64decode(
+            secret[0]['data']['password']).decode()
+        assert len(value) == 32
+        assert [form for form in _spellings(value) if form in said] == []
+    finally:
+        third_project.openstack('stack', 'delete', '--yes', '--wait', name,
+                                check=False)
+
+
+# -- the token: never sent where a project decides --
+
+def test_a_magnum_cluster_gets_no_token(third_project, tmp_path):
+    """A cluster the member names (a Magnum cluster, whose api_address its
+    owner decides) is refused before any request carries the member's
+    token: the operator has not turned Magnum clusters on (the token
+    check once they are on: tests/unit/test_client_exposure.py)."""
+    path = tmp_path / 'magnum.yaml'
+    path.write_text(json.dumps({
+        'heat_template_version': '2021-04-16',
+        'resources': {'conf': {
+            'type': 'OS::Kubernetes::ConfigMap',
+            'properties': {'data': {'k': 'v'}, 'cluster': 'theirs'}}}}))
+    result = third_project.openstack(
+        'orchestration', 'template', 'validate', '-t', str(path),
+        check=False)
+    said = result.stdout + result.stderr
+    assert result.returncode != 0, said
+    assert '[kubernetes] allow_magnum_clusters' in said, said
