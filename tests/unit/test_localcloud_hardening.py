@@ -43,11 +43,13 @@ def test_net_raw_is_dropped_outside_kube_system_and_privileged():
     assert policy['spec']['failurePolicy'] == 'Fail'
     [rule] = policy['spec']['matchConstraints']['resourceRules']
     assert rule['resources'] == ['pods', 'pods/ephemeralcontainers']
-    lists = [m['applyConfiguration']['expression'].split('Object.spec{')[1]
-             .split(':')[0] for m in policy['spec']['mutations']]
-    assert lists == ['containers', 'initContainers', 'ephemeralContainers']
-    assert all("['NET_RAW']" in m['applyConfiguration']['expression']
-               for m in policy['spec']['mutations'])
+    # One JSON patch per list of containers (drop is an atomic list).
+    expressions = [m['jsonPatch']['expression']
+                   for m in policy['spec']['mutations']]
+    assert [e.split('.transformList(')[0].split('.')[-1]
+            for e in expressions] == [
+                'containers', 'initContainers', 'ephemeralContainers']
+    assert all("['NET_RAW']" in e for e in expressions)
     assert binding['spec']['matchResources']['namespaceSelector'] == {
         'matchExpressions': [
             {'key': 'kubernetes.io/metadata.name', 'operator': 'NotIn',
