@@ -156,7 +156,7 @@ def start_cloud(state_dir):
 
 
 def stop_cloud(state_dir):
-    cloud.localcloud(state_dir, 'down', check=False)
+    cloud.localcloud(state_dir, 'down', '--purge', check=False)
     shutil.rmtree(state_dir, ignore_errors=True)
 
 

@@ -190,19 +190,6 @@ def deployment_of(localcloud, stack_id):
     return found[0]
 
 
-def host_volume(name, storage_class):
-    """The PersistentVolume an operator makes for a stack's claim: 2 GiB
-    under /tmp on the node, in a storage class of its own, kept after its
-    claim is gone (Retain)."""
-    return {'apiVersion': 'v1', 'kind': 'PersistentVolume',
-            'metadata': {'name': name},
-            'spec': {'capacity': {'storage': '2Gi'},
-                     'accessModes': ['ReadWriteOnce'],
-                     'persistentVolumeReclaimPolicy': 'Retain',
-                     'storageClassName': storage_class,
-                     'hostPath': {'path': '/tmp/' + name}}}
-
-
 def kubectl(localcloud, *args):
     """kubectl with the admin kubeconfig; the parsed JSON answer."""
     out = localcloud.run('kubectl', *args, '-o', 'json')

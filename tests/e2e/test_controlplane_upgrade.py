@@ -52,19 +52,9 @@ def images(localcloud):
 
 def test_one_release_behind_then_upgraded_in_order(localcloud, images,
                                                    tmp_path):
-    """(The operator's part: volumes for the database's and Glance's
-    claims, in a storage class the environment names.)"""
+    """(The database's and Glance's claims get volumes of the cluster's
+    default StorageClass: nothing is made by hand.)"""
     suffix = uuid.uuid4().hex[:6]
-    storage_class = 'swap-local-' + suffix
-    volumes = ['swap-pv-%s-%s' % (use, suffix) for use in ('db', 'images')]
-    for pv in volumes:
-        cloud.run(['kubectl', 'apply', '-f', '-'], env=localcloud.env,
-                  input=json.dumps(stacks.host_volume(pv, storage_class)))
-    operator = tmp_path / 'operator.yaml'
-    operator.write_text('parameter_defaults:\n'
-                        '  database_storage_class: %s\n'
-                        '  glance_store_class: %s\n' % (storage_class,
-                                                         storage_class))
     name = 'cp-up-' + suffix
     prefix = name_prefix(name)
     # The docker host's stack takes these very parameters.
@@ -72,7 +62,7 @@ def test_one_release_behind_then_upgraded_in_order(localcloud, images,
     kube_envs = [os.path.join(dh.ENVIRONMENTS, n) for n in (
         'kubernetes.yaml', 'localcloud-images.yaml',
         'localcloud-controlplane-images.yaml',
-        'localcloud-kubernetes.yaml')] + [str(operator)]
+        'localcloud-kubernetes.yaml')]
     try:
         started = time.monotonic()
         dh.create(localcloud, name, dh.CONTROLPLANE,
@@ -101,9 +91,6 @@ def test_one_release_behind_then_upgraded_in_order(localcloud, images,
                 answered['placement_without_token']) == (200, 401), answered
     finally:
         dh.delete(localcloud, name)
-        for pv in volumes:
-            cloud.run(['kubectl', 'delete', 'pv', pv, '--ignore-not-found'],
-                      env=localcloud.env, check=False)
     assert localcloud.openstack('stack', 'list', '--property',
                                 'name=' + name) == []
     objects = json.loads(cloud.run(

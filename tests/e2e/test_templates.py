@@ -44,6 +44,7 @@ from tests.e2e import controlplane_clients
 from tests.e2e import leaks
 from tests.e2e import stacks
 from tests.functional import cloud
+from tools.lc.kubernetes import storage
 
 REPO = cloud.REPO
 IDENTITY = os.path.join(REPO, 'templates', 'identity.yaml')
@@ -291,20 +292,14 @@ def admin_kubectl(localcloud, *args, stdin=None):
 
 @pytest.fixture(scope='module')
 def kube_identity(localcloud):
-    """templates/identity.yaml on Kubernetes, with a real volume.
-
-    The operator's part is done as cluster admin: a PersistentVolume of a
-    storage class of its own for the database's claim.
+    """templates/identity.yaml on Kubernetes, with a real volume: the
+    database's claim gets one from the cluster's default StorageClass (no
+    volume made by hand).
     """
     suffix = uuid.uuid4().hex[:6]
-    info = {'stack': 'e2e-k8s-' + suffix, 'prefix': 'k%s-' % suffix,
-            'storage_class': 'e2e-local-' + suffix,
-            'pv': 'e2e-pv-' + suffix}
-    admin_kubectl(localcloud, 'apply', '-f', '-', stdin=json.dumps(
-        stacks.host_volume(info['pv'], info['storage_class'])))
+    info = {'stack': 'e2e-k8s-' + suffix, 'prefix': 'k%s-' % suffix}
     params = ['admin_password=' + ADMIN_PASSWORD,
-              'prefix=' + info['prefix'],
-              'database_storage_class=' + info['storage_class']]
+              'prefix=' + info['prefix']]
     info['create_args'] = create_args(KUBE_ENVS, params)
     info['log_offsets'] = leaks.log_offsets(localcloud)
     try:
@@ -314,8 +309,6 @@ def kube_identity(localcloud):
     finally:
         localcloud.run('openstack', 'stack', 'delete', '-y', '--wait',
                        info['stack'], check=False)
-        admin_kubectl(localcloud, 'delete', 'pv', info['pv'],
-                      '--ignore-not-found')
 
 
 @pytest.fixture(scope='module')
@@ -403,7 +396,8 @@ def test_kubernetes_create(localcloud, kube_identity, kube):
     assert db['spec']['strategy'] == {'type': 'Recreate'}
     [claim] = kube.named('persistentvolumeclaim', _app(info, 'mariadb'))
     assert claim['status']['phase'] == 'Bound'
-    assert claim['spec']['volumeName'] == info['pv']
+    # The default StorageClass's: no class named, no volume made by hand.
+    assert claim['spec']['storageClassName'] == 'standard'
     db_pod = db['spec']['template']['spec']
     assert {'name': 'data', 'persistentVolumeClaim': {
         'claimName': claim['metadata']['name']}} in db_pod['volumes']
@@ -663,6 +657,11 @@ def test_kubernetes_failed_rollout_rolls_back(localcloud, kube_identity,
 
 def test_kubernetes_delete_leaves_nothing(localcloud, kube_identity, kube):
     info = kube_identity
+    [claim] = kube.named('persistentvolumeclaim', _app(info, 'mariadb'))
+    pv = json.loads(admin_kubectl(localcloud, 'get', 'pv', claim['spec'][
+        'volumeName'], '-o', 'json'))
+    [path] = storage.provisioned_paths([pv])
+    assert os.path.isdir(os.path.join(path, 'mysql'))
     stack_delete(localcloud, info['stack'])
     left = ['%s/%s' % (kind, obj['metadata']['name'])
             for kind in ('deployment', 'replicaset', 'pod', 'job', 'service',
@@ -670,10 +669,14 @@ def test_kubernetes_delete_leaves_nothing(localcloud, kube_identity, kube):
                          'networkpolicy')
             for obj in kube.items(kind) if of_the_stack(info, obj)]
     assert left == []
-    pv = json.loads(admin_kubectl(localcloud, 'get', 'pv', info['pv'],
-                                  '-o', 'json'))
-    # The claim is gone; the volume keeps the data (Retain).
-    assert pv['status']['phase'] == 'Released'
+    # The claim is gone, and with it its volume and the data (Delete).
+    def freed():
+        names = [v['metadata']['name'] for v in json.loads(admin_kubectl(
+            localcloud, 'get', 'pv', '-o', 'json'))['items']]
+        return pv['metadata']['name'] not in names and not os.path.exists(
+            path)
+    cloud.wait_until(freed, 'the database volume and its directory removed',
+                     interval=1)
 
 
 # ---------------------------------------------------------------------------

@@ -44,7 +44,7 @@ def cluster():
                         % (result.stdout, result.stderr))
         yield cloud.cloud_info(state_dir) | {'state_dir': state_dir}
     finally:
-        cloud.localcloud(state_dir, 'down', check=False)
+        cloud.localcloud(state_dir, 'down', '--purge', check=False)
         shutil.rmtree(state_dir, ignore_errors=True)
 
 

@@ -10,7 +10,8 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""tools/localcloud as a user drives it: up, status, env, restart, down."""
+"""tools/localcloud as a user drives it: up, status, env, restart, down;
+the storage a claim gets without an operator's help."""
 
 import os
 import shutil
@@ -20,6 +21,16 @@ import tempfile
 import pytest
 
 from tests.functional import cloud
+from tests.functional.recording import SLOW
+from tests.functional.recording import container
+from tests.functional.recording import create
+from tests.functional.recording import get
+from tests.functional.recording import pod
+from tests.functional.recording import record
+from tests.functional.recording import resource
+from tests.functional.recording import wait_for
+from tests.functional.recording import wait_for_pod
+from tools.lc.kubernetes import storage
 
 
 @pytest.fixture
@@ -87,3 +98,42 @@ def test_lifecycle(cluster, second_cloud):
                           capture_output=True).returncode == 0
     session = cloud.localcloud(cluster['state_dir'], 'status', check=False)
     assert '%-24s running' % 'kubelet' in session.stdout
+
+
+def test_a_claim_without_a_class_gets_a_volume_freed_with_it(
+        api, namespace):
+    # No PersistentVolume made by hand: the default StorageClass provisions.
+    create(api, namespace, {
+        'apiVersion': 'v1', 'kind': 'PersistentVolumeClaim',
+        'metadata': {'name': 'data'},
+        'spec': {'accessModes': ['ReadWriteOnce'],
+                 'resources': {'requests': {'storage': '1Gi'}}}})
+    bound = wait_for(api, 'PersistentVolumeClaim', namespace, 'data',
+                     lambda c: c.get('status', {}).get('phase') == 'Bound',
+                     'claim Bound')
+    assert bound['spec']['storageClassName'] == 'standard'
+    pv = get(api, 'PersistentVolume', None, bound['spec']['volumeName'])
+    record('pv_hostpath_provisioned', pv)
+    [path] = storage.provisioned_paths([pv])
+    create(api, namespace, pod('writer', container(
+        'echo written > /data/proof && cat /data/proof', volumeMounts=[
+            {'name': 'data', 'mountPath': '/data'}]),
+        restart='Never', volumes=[{'name': 'data', 'persistentVolumeClaim': {
+            'claimName': 'data'}}]))
+    wait_for_pod(api, namespace, 'writer',
+                 lambda p: p['status'].get('phase') == 'Succeeded',
+                 'pod writer Succeeded')
+    with open(os.path.join(path, 'proof')) as f:
+        assert f.read() == 'written\n'
+
+    resource(api, 'Pod').delete(name='writer', namespace=namespace)
+    resource(api, 'PersistentVolumeClaim').delete(name='data',
+                                                  namespace=namespace)
+
+    def freed():
+        names = [v.metadata.name for v in resource(
+            api, 'PersistentVolume').get().items]
+        return pv['metadata']['name'] not in names and not os.path.exists(
+            path)
+    cloud.wait_until(freed, 'the volume and its directory removed',
+                     timeout=SLOW, interval=1)

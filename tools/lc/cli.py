@@ -30,6 +30,7 @@ from tools.lc.builds import recipes
 from tools.lc.builds import venv
 from tools.lc.kubernetes import controlplane
 from tools.lc.kubernetes import node as node_mod
+from tools.lc.kubernetes import storage
 
 
 def _log(msg):
@@ -92,6 +93,9 @@ def cmd_up(args):
 
 def cmd_down(args):
     cluster = controlplane.Cluster(args.state_dir)
+    # Volumes outlive a plain `down` (as etcd, which names them).
+    volumes = storage.volumes_of(cluster) if (
+        args.purge and cluster.info) else []
     openstack_cloud.OpenStack(cluster, cluster.info.get('venv')).down()
     known = set(controlplane.COMPONENTS)
     # Anything else we started (future components) first, then Kubernetes.
@@ -101,6 +105,7 @@ def cmd_down(args):
             procs.stop(args.state_dir, name)
     node_mod.Node(cluster, log=_log).down()
     cluster.down()
+    storage.remove(volumes)
     if args.purge and os.path.isdir(args.state_dir):
         shutil.rmtree(args.state_dir)
     _log('stopped' + (' and removed %s' % args.state_dir

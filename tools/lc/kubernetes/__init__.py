@@ -16,6 +16,7 @@
 talks to the API; `node` runs the real worker node (containerd, kubelet,
 kube-proxy) and `node_host` is what that node changes on the host
 (bridge, iptables, routes, sysctls) and puts back; `dns` deploys CoreDNS;
-`pki` makes the certificates. Imports `tools.lc.builds`, `tools.lc.paths`
-and `tools.lc.procs`, never `tools.lc.openstack`.
+`pki` makes the certificates; `storage` is the default StorageClass and
+its volumes. Imports `tools.lc.builds`, `tools.lc.paths` and
+`tools.lc.procs`, never `tools.lc.openstack`.
 """

@@ -16,6 +16,7 @@ kube-controller-manager, kube-scheduler and kwok with fake nodes."""
 import json
 import os
 import ssl
+import subprocess
 import urllib.error
 import urllib.request
 
@@ -23,6 +24,7 @@ from tools.lc import fetch
 from tools.lc import paths
 from tools.lc import procs
 from tools.lc.kubernetes import pki
+from tools.lc.kubernetes import storage
 
 # The order components start in; `down` stops them in reverse.
 COMPONENTS = ('etcd', 'kube-apiserver', 'kube-controller-manager',
@@ -68,6 +70,10 @@ ADMISSION_CONFIG = {
         'exemptions': {'usernames': [], 'runtimeClasses': [],
                        'namespaces': ['kube-system']}}}],
 }
+# What the install guide asks of an operator's cluster: project pods
+# without NET_RAW (applied with kubectl, as an operator would).
+HARDENING_MANIFEST = os.path.join(paths.REPO_DIR, 'etc',
+                                  'cluster-hardening.yaml')
 # Extra authentication flags for the apiserver (the Keystone webhook).
 WEBHOOK_FLAGS_FILE = 'apiserver-extra-flags.json'
 
@@ -206,6 +212,9 @@ class Cluster(object):
                 '--authorization-mode=Node,RBAC',
                 '--admission-control-config-file=' + os.path.join(
                     self.pki, 'admission.json'),
+                # No Service of a project takes other addresses over
+                # (CVE-2020-8554); the default plugins stay on.
+                '--enable-admission-plugins=DenyServiceExternalIPs',
                 # Pod Security Admission decides, per namespace (baseline
                 # unless an operator labels it otherwise).
                 '--allow-privileged=true',
@@ -229,7 +238,10 @@ class Cluster(object):
                 '--root-ca-file=' + self.ca_file,
                 '--cluster-cidr=' + POD_CIDR,
                 '--service-cluster-ip-range=' + SERVICE_CIDR,
-                '--controllers=*']
+                '--controllers=*',
+                # Claims of the default StorageClass get a directory of
+                # this machine (one node: tools.lc.kubernetes.storage).
+                '--enable-hostpath-provisioner=true']
         if name == 'kube-scheduler':
             return [self.binary(name)] + common
         if name == 'kwok':
@@ -300,6 +312,16 @@ class Cluster(object):
         with fetch.urlopen(url, timeout=2) as resp:
             return json.loads(resp.read()).get('health') == 'true'
 
+    def apply_manifest(self, path):
+        """kubectl apply --server-side of an operator's manifest."""
+        result = subprocess.run(
+            [self.binary('kubectl'), '--kubeconfig=' + self.kubeconfig,
+             'apply', '--server-side', '--field-manager=localcloud',
+             '-f', path], capture_output=True, text=True, timeout=60)
+        if result.returncode:
+            raise RuntimeError('kubectl apply -f %s: %s' % (
+                path, result.stderr.strip()))
+
     def apply_nodes(self):
         for name, role in sorted(NODES.items()):
             node = {
@@ -343,9 +365,12 @@ class Cluster(object):
         self.start('kube-apiserver')
         procs.wait_for(self.readyz, 'kube-apiserver /readyz', timeout,
                        'kube-apiserver', self.state_dir)
+        # Before any pod: the policies admission applies to every pod.
+        self.apply_manifest(HARDENING_MANIFEST)
         for name in COMPONENTS[2:]:
             self.start(name)
         self.apply_nodes()
+        storage.apply(self)
         procs.wait_for(self._nodes_ready, 'kwok nodes Ready', timeout,
                        'kwok', self.state_dir)
         procs.wait_for(self._default_serviceaccount,
