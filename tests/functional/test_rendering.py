@@ -219,8 +219,8 @@ memcached_servers = mc-0:11211,mc-1:11211
         failing['resources']['other'] = {'type': 'OS::Kubernetes::ConfigMap'}
         stack = self.make_stack(failing, params={'db_password': SECRET})
         self.assertState(stack, 'CREATE', 'FAILED')
-        self.assertIn('x, line 1', stack.status_reason)
-        self.assertIn('<redacted>', stack.status_reason)
+        self.assertIn('x, line 1: UndefinedError', stack.status_reason)
+        self.assertIn('the details are withheld', stack.status_reason)
         for text in self.shown(stack, stack['credentials']):
             self.assertNotIn(SECRET, text)
         self.assertEqual([], self.core.list_namespaced_secret(
