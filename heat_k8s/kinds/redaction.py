@@ -208,7 +208,7 @@ class _Forms(object):
             self.by_head.setdefault(form[:MIN_PART], []).append(form)
         self.runs = frozenset(runs)
 
-    def scrub(self, value):
+    def scrub(self, value, public=()):
         hidden = bytearray(len(value))
         for form in self.short:
             found = value.find(form)
@@ -226,6 +226,13 @@ class _Forms(object):
                     break
             if folded[start:start + MIN_PART] in self.runs:
                 hidden[start:start + MIN_PART] = b'\1' * MIN_PART
+        for word in public:
+            # Shown anyway (the object's namespace and name): a file's host
+            # name holding a project id must not hide it from the reason.
+            found = value.find(word) if len(word) >= MIN_PART else -1
+            while found >= 0:
+                hidden[found:found + len(word)] = bytes(len(word))
+                found = value.find(word, found + 1)
         if not any(hidden):
             return value
         out, start = [], 0
@@ -235,14 +242,16 @@ class _Forms(object):
         return ''.join(out) + value[start:]
 
 
-def text(msg, secrets):
+def text(msg, secrets, public=()):
     """msg with every secret value REDACTED, in any of its spellings
     (ENCODINGS), and any run of MIN_PART characters of one.
 
     secrets: a list of values or a dict whose values are secret. Short
     values are removed too: an over-redacted message beats a leak.
+    public: words the message may show whatever the secrets hold (the
+    object's namespace and name, which Heat shows beside it).
     """
-    return _Forms(secrets).scrub('' if msg is None else str(msg))
+    return _Forms(secrets).scrub('' if msg is None else str(msg), public)
 
 
 def structure(obj, secrets):

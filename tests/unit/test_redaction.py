@@ -201,6 +201,23 @@ class SpellingsTest(unittest.TestCase):
         self.assertEqual(msg, redaction.text(msg, [conf]))
 
 
+    def test_the_objects_namespace_and_name_stay(self):
+        # A file's host name holds the project id, which looks generated;
+        # the reason names the object by it all the same.
+        namespace = 'c9ced83c43c54a8d9511e27972af49f7'
+        conf = ('[database]\nconnection = mysql+pymysql://keystone:'
+                'Sg3kPq7wZx@mariadb.%s.svc:3306/keystone\n'
+                'host = mariadb.%s.svc\n' % (namespace, namespace))
+        msg = ('Job %s/app-keystone-db-sync is failed: Sg3kPq7wZx'
+               % namespace)
+        self.assertIn('<redacted>', redaction.text(msg, [conf]))
+        self.assertNotIn(namespace, redaction.text(msg, [conf]))
+        self.assertEqual(
+            'Job %s/app-keystone-db-sync is failed: <redacted>' % namespace,
+            redaction.text(msg, [conf], public=(
+                namespace, 'app-keystone-db-sync')))
+
+
 class BoundsTest(unittest.TestCase):
 
     def test_a_large_file_leaves_the_values_given_with_it_whole(self):

@@ -180,7 +180,8 @@ class Observed:
                 return ('%s: the reason is withheld: it may quote values of '
                         'Secrets (%s) that could not be read to redact it'
                         % (self.describe(), ', '.join(unread)))
-        return redaction.text(text, values)
+        return redaction.text(text, values, public=(
+            namespace or '', manifest['metadata'].get('name') or ''))
 
     def _pods_now(self, manifest):
         obj = self._get(manifest)
