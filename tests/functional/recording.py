@@ -84,6 +84,21 @@ def claim(name, storage_class):
                      'resources': {'requests': {'storage': '1Gi'}}}}
 
 
+def write_through_claim(api, namespace, claim_name, host_path):
+    """A pod writes a file on the claim's volume; the file is read back
+    from the volume's directory on the host."""
+    create(api, namespace, pod('writer', container(
+        'echo written > /data/proof', volumeMounts=[
+            {'name': 'data', 'mountPath': '/data'}]),
+        restart='Never', volumes=[{'name': 'data', 'persistentVolumeClaim': {
+            'claimName': claim_name}}]))
+    wait_for_pod(api, namespace, 'writer',
+                 lambda p: p['status'].get('phase') == 'Succeeded',
+                 'pod writer Succeeded')
+    with open(os.path.join(host_path, 'proof')) as f:
+        assert f.read() == 'written\n'
+
+
 def wait_for(api, kind, namespace, name, check, what, api_version='v1'):
     """The object once check(object) is true."""
     return cloud.wait_until(

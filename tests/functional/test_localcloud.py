@@ -22,14 +22,12 @@ import pytest
 
 from tests.functional import cloud
 from tests.functional.recording import SLOW
-from tests.functional.recording import container
 from tests.functional.recording import create
 from tests.functional.recording import get
-from tests.functional.recording import pod
 from tests.functional.recording import record
 from tests.functional.recording import resource
 from tests.functional.recording import wait_for
-from tests.functional.recording import wait_for_pod
+from tests.functional.recording import write_through_claim
 from tools.lc.kubernetes import storage
 
 
@@ -115,16 +113,7 @@ def test_a_claim_without_a_class_gets_a_volume_freed_with_it(
     pv = get(api, 'PersistentVolume', None, bound['spec']['volumeName'])
     record('pv_hostpath_provisioned', pv)
     [path] = storage.provisioned_paths([pv])
-    create(api, namespace, pod('writer', container(
-        'echo written > /data/proof && cat /data/proof', volumeMounts=[
-            {'name': 'data', 'mountPath': '/data'}]),
-        restart='Never', volumes=[{'name': 'data', 'persistentVolumeClaim': {
-            'claimName': 'data'}}]))
-    wait_for_pod(api, namespace, 'writer',
-                 lambda p: p['status'].get('phase') == 'Succeeded',
-                 'pod writer Succeeded')
-    with open(os.path.join(path, 'proof')) as f:
-        assert f.read() == 'written\n'
+    write_through_claim(api, namespace, 'data', path)
 
     resource(api, 'Pod').delete(name='writer', namespace=namespace)
     resource(api, 'PersistentVolumeClaim').delete(name='data',

@@ -35,6 +35,7 @@ from tests.functional.recording import pod
 from tests.functional.recording import pods_of
 from tests.functional.recording import record
 from tests.functional.recording import wait_for_pod
+from tests.functional.recording import write_through_claim
 
 
 def test_a_pod_really_runs_on_the_real_node(api, namespace):
@@ -207,17 +208,7 @@ def test_a_claim_bound_to_a_local_volume_is_used_by_a_pod(
                 readiness.READY and live
         record('pvc_bound_local', cloud.wait_until(bound, 'claim bound',
                                                    timeout=SLOW))
-        create(api, namespace, pod('writer', container(
-            'echo written > /data/proof', volumeMounts=[
-                {'name': 'data', 'mountPath': '/data'}]),
-            restart='Never', volumes=[{'name': 'data',
-                                       'persistentVolumeClaim': {
-                                           'claimName': 'data'}}]))
-        wait_for_pod(api, namespace, 'writer',
-                     lambda p: p['status'].get('phase') == 'Succeeded',
-                     'pod writer Succeeded')
-        with open(os.path.join(path, 'proof')) as f:
-            assert f.read() == 'written\n'
+        write_through_claim(api, namespace, 'data', path)
     finally:
         for kind, api_version, name in (
                 ('PersistentVolume', 'v1', storage_class),
