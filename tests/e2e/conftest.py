@@ -115,14 +115,9 @@ def pytest_collection_modifyitems(session, config, items):
     items.sort(key=_order)
 
 
-def _xdist_controller(config):
-    return (config.pluginmanager.has_plugin('dsession')
-            and not hasattr(config, 'workerinput'))
-
-
 def pytest_sessionstart(session):
     config = session.config
-    if not _xdist_controller(config):
+    if not cloud.xdist_controller(config):
         return
     config.heat_k8s_own_dir = tempfile.mkdtemp(prefix='heat-k8s-e2e-')
     os.environ[SHARE_LOCK] = os.path.join(config.heat_k8s_own_dir,

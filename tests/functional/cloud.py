@@ -37,6 +37,12 @@ def localcloud(state_dir, *args, check=True):
                check=check)
 
 
+def xdist_controller(config):
+    """Whether this process is pytest-xdist's controller (not a worker)."""
+    return (config.pluginmanager.has_plugin('dsession')
+            and not hasattr(config, 'workerinput'))
+
+
 def cloud_info(state_dir):
     with open(os.path.join(state_dir, 'cloud.json')) as f:
         return json.load(f)

@@ -15,6 +15,11 @@
 The session starts its own cluster in a temporary state directory and stops
 it at the end. Set HEAT_K8S_TEST_STATE_DIR to the state directory of a
 cloud already running (`tools/localcloud up`) to use that one instead.
+
+With pytest-xdist (`-n N --dist loadfile`, as tox runs them) the controller
+starts the one cluster before its workers and stops it after them; the
+workers inherit its state directory. The modules share it as they share
+an operator's cluster: each works in namespaces of its own.
 """
 
 import os
@@ -27,11 +32,40 @@ import pytest
 
 from tests.functional import cloud
 
+STATE_DIR = 'HEAT_K8S_TEST_STATE_DIR'
+
+
+def pytest_sessionstart(session):
+    config = session.config
+    if not cloud.xdist_controller(config) or os.environ.get(STATE_DIR):
+        return
+    state_dir = tempfile.mkdtemp(prefix='heat-k8s-functional-')
+    config.heat_k8s_cluster = state_dir
+    result = cloud.localcloud(state_dir, 'up', '--kubernetes-only',
+                              check=False)
+    if result.returncode:
+        # pytest calls no sessionfinish after an exit here.
+        _stop(state_dir)
+        pytest.exit('localcloud up failed:\n%s%s'
+                    % (result.stdout, result.stderr), returncode=1)
+    os.environ[STATE_DIR] = state_dir
+
+
+def pytest_sessionfinish(session):
+    state_dir = getattr(session.config, 'heat_k8s_cluster', None)
+    if state_dir:
+        _stop(state_dir)
+
+
+def _stop(state_dir):
+    cloud.localcloud(state_dir, 'down', '--purge', check=False)
+    shutil.rmtree(state_dir, ignore_errors=True)
+
 
 @pytest.fixture(scope='session')
 def cluster():
     """The state directory and facts of a ready cluster."""
-    given = os.environ.get('HEAT_K8S_TEST_STATE_DIR')
+    given = os.environ.get(STATE_DIR)
     if given:
         yield cloud.cloud_info(given) | {'state_dir': given}
         return
@@ -44,8 +78,7 @@ def cluster():
                         % (result.stdout, result.stderr))
         yield cloud.cloud_info(state_dir) | {'state_dir': state_dir}
     finally:
-        cloud.localcloud(state_dir, 'down', '--purge', check=False)
-        shutil.rmtree(state_dir, ignore_errors=True)
+        _stop(state_dir)
 
 
 def api_client(cluster):
