@@ -106,6 +106,8 @@ def cmd_down(args):
     node_mod.Node(cluster, log=_log).down()
     cluster.down()
     storage.remove(volumes)
+    if args.purge:
+        docker_host.remove_run_roots(args.state_dir)
     if args.purge and os.path.isdir(args.state_dir):
         shutil.rmtree(args.state_dir)
     _log('stopped' + (' and removed %s' % args.state_dir

@@ -34,6 +34,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -44,6 +45,7 @@ from tools.lc import procs
 AGENT_DIR = os.path.join(paths.REPO_DIR, 'agent')
 # A real server polls every 30 s; loopback Heat can take a poll a second.
 POLLING_INTERVAL = 1
+RUN_ROOTS = '/run/heat-k8s-docker-hosts'
 CONTAINERS_CONF = """\
 # podman on this machine: crun fails on its hybrid cgroups, PID 1 is not
 # systemd, and runc needs explicit limits (hard nofile limit 20000).
@@ -61,7 +63,7 @@ STORAGE_CONF = """\
 [storage]
 driver = "overlay"
 graphroot = "{base}/containers/storage"
-runroot = "{base}/containers/run"
+runroot = "{runroot}"
 
 [storage.options]
 additionalimagestores = ["{images}"]
@@ -88,6 +90,23 @@ def agent_venv():
 
 def host_dir(state_dir, stack):
     return os.path.join(state_dir, 'docker-host', stack)
+
+
+def run_root(base):
+    """The host's podman run root: short, since podman refuses a run root
+    over 50 characters in the exit command conmon runs to record a
+    container's exit, and every attached `podman run` then waits 20 s for
+    an exit code that never comes."""
+    return os.path.join(RUN_ROOTS, hashlib.sha256(
+        base.encode()).hexdigest()[:12])
+
+
+def remove_run_roots(state_dir):
+    """The run roots of the state directory's docker hosts (on purge)."""
+    hosts = os.path.join(state_dir, 'docker-host')
+    for name in os.listdir(hosts) if os.path.isdir(hosts) else ():
+        shutil.rmtree(run_root(os.path.join(hosts, name)),
+                      ignore_errors=True)
 
 
 def process_name(stack):
@@ -153,7 +172,7 @@ def configure(state_dir, stack, agent_config, log=print):
                                 os.path.join(base, 'collect-cache'), root))
     _write(os.path.join(base, 'containers.conf'), CONTAINERS_CONF, 0o644)
     _write(os.path.join(base, 'storage.conf'), STORAGE_CONF.format(
-        base=base, images=machine_store()), 0o644)
+        base=base, runroot=run_root(base), images=machine_store()), 0o644)
     env = podman_env(state_dir, stack, dict(
         env, HEAT_DOCKER_CMD='podman', PYTHONUNBUFFERED='1'))
     # The interpreter first: procs recognises its processes by executable.
