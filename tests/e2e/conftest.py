@@ -19,13 +19,15 @@ already running to use that one instead (it is left running).
 
 With pytest-xdist (`-n N --dist loadfile`, as tox runs the suite) the
 controller starts the one cloud before its workers and stops it after them;
-the workers inherit its state directory. Each module then holds the cloud
-shared for as long as it runs, or alone if it is marked `exclusive` (it
-kills or restarts part of the cloud, or measures it): most of the suite's
-time is waiting for pods, containers and Heat, which overlaps well.
+the workers inherit its state directory. Most of the suite's time is
+waiting for pods, containers and Heat, which overlaps well. A module that
+kills or restarts part of its cloud, or measures it, is marked `own_cloud`
+and starts a kwok-only cloud of its own (`own_kwok_cloud`), so that the
+others go on meanwhile on the session cloud (which has the real node: one
+runs on a machine at a time).
 """
 
-import fcntl
+import contextlib
 import json
 import os
 import shlex
@@ -84,31 +86,25 @@ class LocalCloud(object):
 
 
 STATE_DIR = 'HEAT_K8S_E2E_STATE_DIR'
-# The file whose lock a module takes shared, or exclusive (under xdist).
-SHARE_LOCK = 'HEAT_K8S_E2E_SHARE_LOCK'
-# Started first, so that the longest modules do not end the run alone
-# (tox keeps this order: --no-loadscope-reorder).
-LONGEST = ('test_docker_host.py', 'test_upgrade.py', 'test_templates.py',
-           'test_controlplane_upgrade.py')
+# Started first, longest first, so that the longest modules do not end
+# the run alone (tox keeps this order: --no-loadscope-reorder); the
+# modules with clouds of their own next.
+LONGEST = ('test_controlplane_upgrade.py', 'test_upgrade.py',
+           'test_templates.py', 'test_docker_host.py')
 
 
 def pytest_configure(config):
     config.addinivalue_line(
-        'markers', 'own_cloud: the test starts a cloud of its own (kwok '
-        'only: the real node is the session cloud\'s); such tests run '
-        'first, before the session cloud starts unless xdist started it')
-    config.addinivalue_line(
-        'markers', 'exclusive: the module kills, restarts or measures part '
-        'of the cloud; under xdist nothing else runs on it meanwhile')
+        'markers', 'own_cloud: the module starts a cloud of its own (kwok '
+        'only: the real node is the session cloud\'s), since it kills, '
+        'restarts or measures part of its cloud')
 
 
 def _order(item):
-    if item.get_closest_marker('own_cloud'):
-        return (0, 0)
-    if item.get_closest_marker('exclusive'):
-        return (2, 0)
     name = item.path.name
-    return (1, LONGEST.index(name) if name in LONGEST else len(LONGEST))
+    if name in LONGEST:
+        return (0, LONGEST.index(name))
+    return (1 if item.get_closest_marker('own_cloud') else 2, 0)
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -120,8 +116,6 @@ def pytest_sessionstart(session):
     if not cloud.xdist_controller(config):
         return
     config.heat_k8s_own_dir = tempfile.mkdtemp(prefix='heat-k8s-e2e-')
-    os.environ[SHARE_LOCK] = os.path.join(config.heat_k8s_own_dir,
-                                          'share.lock')
     if not os.environ.get(STATE_DIR):
         state_dir = os.path.join(config.heat_k8s_own_dir, 'cloud')
         config.heat_k8s_cloud = state_dir
@@ -155,18 +149,20 @@ def stop_cloud(state_dir):
     shutil.rmtree(state_dir, ignore_errors=True)
 
 
-@pytest.fixture(scope='module', autouse=True)
-def cloud_share(request):
-    """The module's hold on the shared cloud, while xdist runs modules at
-    once: shared, or alone for an `exclusive` one."""
-    path = os.environ.get(SHARE_LOCK)
-    if not path:
-        yield
-        return
-    exclusive = request.node.get_closest_marker('exclusive') is not None
-    with open(path, 'a') as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
-        yield
+@contextlib.contextmanager
+def own_kwok_cloud(name, *up_args):
+    """A kwok-only cloud of the calling module's own (`localcloud up
+    --kwok-only` with `up_args`), stopped and removed after it."""
+    state_dir = tempfile.mkdtemp(prefix='heat-k8s-e2e-%s-' % name)
+    try:
+        result = cloud.localcloud(state_dir, 'up', '--kwok-only', *up_args,
+                                  check=False)
+        if result.returncode:
+            pytest.fail('localcloud up failed:\n%s%s'
+                        % (result.stdout, result.stderr))
+        yield LocalCloud(state_dir)
+    finally:
+        stop_cloud(state_dir)
 
 
 @pytest.fixture(scope='session')

@@ -47,11 +47,20 @@ import time
 from heatclient import exc
 import pytest
 
+from tests.e2e import conftest
 from tests.e2e import stacks
 from tests.functional import cloud
 
-# It stops and kills the cloud's own services.
-pytestmark = pytest.mark.exclusive
+# It stops and kills the cloud's own services, on a kwok-only cloud
+# of its own, so that the other modules go on meanwhile.
+pytestmark = pytest.mark.own_cloud
+
+
+@pytest.fixture(scope='module')
+def localcloud():
+    with conftest.own_kwok_cloud('faults') as own:
+        yield own
+
 
 # Long enough for the slowest fault (DOWN) and a retry after it.
 SETTLE = 120

@@ -44,11 +44,20 @@ from heatclient import exc
 from heatclient.common import template_utils
 import pytest
 
+from tests.e2e import conftest
 from tests.e2e import stacks
 from tests.functional import cloud
 
-# It reads heat-engine's memory and kills an engine worker.
-pytestmark = pytest.mark.exclusive
+# It reads heat-engine's memory and kills an engine worker: on a
+# kwok-only cloud of its own, so that the other modules go on meanwhile.
+pytestmark = pytest.mark.own_cloud
+
+
+@pytest.fixture(scope='module')
+def localcloud():
+    with conftest.own_kwok_cloud('load') as own:
+        yield own
+
 
 PROJECTS = ('demo', 'other')
 STACKS = 20

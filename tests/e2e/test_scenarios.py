@@ -25,11 +25,20 @@ import datetime
 
 import pytest
 
+from tests.e2e import conftest
 from tests.e2e import stacks
 from tests.functional import cloud
 
-# It kills heat-engine and kube-apiserver.
-pytestmark = pytest.mark.exclusive
+# It kills heat-engine and kube-apiserver, on a kwok-only cloud
+# of its own, so that the other modules go on meanwhile.
+pytestmark = pytest.mark.own_cloud
+
+
+@pytest.fixture(scope='module')
+def localcloud():
+    with conftest.own_kwok_cloud('scenarios') as own:
+        yield own
+
 
 SECRET = 'e2e-Sup3r-s3cret'
 CREATE_TIMEOUT = 120

@@ -14,7 +14,7 @@
 
 This module runs its own cloud, whose Keystone issues tokens for
 TOKEN_LIFETIME seconds (`tools/localcloud up --token-expiration`), kwok
-only: the real node is the session cloud's. The conftest runs it first.
+only: the real node is the session cloud's.
 Set HEAT_K8S_E2E_SHORT_TOKEN_STATE_DIR to the state directory of
 such a cloud already running to use that one instead.
 
@@ -40,15 +40,12 @@ tells operators.
 import datetime
 import json
 import os
-import shutil
-import tempfile
 import time
 
 import pytest
 
 from tests.e2e import conftest
 from tests.e2e import stacks
-from tests.functional import cloud
 
 # Seconds. Keystone has no lower bound; every client here renews tokens
 # that expire within 120 s anyway (keystoneauth's margin), so a short
@@ -77,21 +74,10 @@ def short_token_cloud():
         assert_reauthentication_configured(given)
         yield conftest.LocalCloud(given)
         return
-    state_dir = tempfile.mkdtemp(prefix='heat-k8s-e2e-tokens-')
-    try:
-        # kwok's nodes are enough here (and the real node is the session
-        # cloud's: one runs on a machine at a time).
-        result = cloud.localcloud(state_dir, 'up', '--kwok-only',
-                                  '--token-expiration',
-                                  str(TOKEN_LIFETIME), check=False)
-        if result.returncode:
-            pytest.fail('localcloud up failed:\n%s%s'
-                        % (result.stdout, result.stderr))
-        assert_reauthentication_configured(state_dir)
-        yield conftest.LocalCloud(state_dir)
-    finally:
-        cloud.localcloud(state_dir, 'down', check=False)
-        shutil.rmtree(state_dir, ignore_errors=True)
+    with conftest.own_kwok_cloud('tokens', '--token-expiration',
+                                 str(TOKEN_LIFETIME)) as own:
+        assert_reauthentication_configured(own.state_dir)
+        yield own
 
 
 def _expires_in(token):
