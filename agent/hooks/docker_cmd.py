@@ -42,6 +42,7 @@ import re
 import string
 import subprocess
 import sys
+import time
 from urllib import parse
 
 # The deployments os-apply-config rendered (cleanup's list of what stays).
@@ -268,7 +269,12 @@ def deploy(deployment, log=sys.stderr):
         except ValueError as e:
             return response(stdouts, stderrs + [str(e)], 1, str(e), secrets)
         log.write('docker-cmd: %s\n' % ' '.join(argv))
+        started = time.monotonic()
         out, err, code = execute(argv)
+        # Each step's own time, as the host saw it (tools/benchmark
+        # controlplane sums them along the control plane's chain).
+        log.write('docker-cmd: %s exited %d after %.1f s\n' % (
+            name, code, time.monotonic() - started))
         if out:
             stdouts.append(out)
         if err:
