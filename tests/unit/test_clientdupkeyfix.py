@@ -210,3 +210,14 @@ class WhenItCannotApplyTest(ClientTestCase):
         error = self.assertRaises(ValueError, patched.parse, server.TWICE)
         self.assertEqual("Duplicate key 'image' in one mapping (lines 6 and "
                          "8): only the last value would be kept", str(error))
+
+    def test_a_heatclient_without_what_it_patches_runs_the_command(self):
+        def load(name):
+            raise ImportError("cannot import name 'template_format'")
+
+        self.useFixture(fixtures.MonkeyPatch(
+            'heat_k8s.enginefixes.fixlist.load', load))
+        args = object()
+        self.assertIs(args, clientstartup.RefuseDuplicateKeys(None).before(
+            args))
+        self._assert_left_alone("it failed: ImportError: cannot import")
