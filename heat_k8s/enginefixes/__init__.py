@@ -30,7 +30,11 @@ Otherwise the fix is skipped with one log line naming it and the reason,
 and heat-engine starts anyway. ``fixlist.FIXES`` lists them in the order
 they are applied; ``fixlist.API_FIXES`` are those heat-api applies
 too, through the paste filter of ``apistartup`` (heat-api loads no
-plugin).
+plugin). ``fixlist.CLIENT_FIXES`` are fixes to python-heatclient, which
+``openstack`` applies through the cliff command hook of ``clientstartup``
+(checked the same way, switched by an environment variable); their
+patches are against heatclient. ``uniquekeys`` imports PyYAML alone, so
+that the client loads it without Heat.
 
 This package imports Heat and nothing of heat_k8s outside itself:
 ``heat_k8s.config`` lists its options, the plugin shim and heat-api's

@@ -26,6 +26,9 @@ FIXES = ('astfix', 'yaqlfix', 'preemptfix', 'purgefix', 'leafpace',
          'threadfix', 'eventfix', 'cryptfix', 'strandfix', 'dupkeyfix')
 # Heat's template parser: heat-api applies it too (apistartup).
 API_FIXES = ('dupkeyfix',)
+# Fixes to python-heatclient, which `openstack` applies (clientstartup);
+# their patches are against heatclient's source.
+CLIENT_FIXES = ('clientdupkeyfix',)
 
 
 def load(name):

@@ -11,7 +11,8 @@
 # under the License.
 
 """The local cloud's ``openstack`` prints its answer and nothing else: no
-client plugin it cannot load, no Python warning.
+client plugin it cannot load, no Python warning; and it refuses a template
+that writes a key twice before it asks Heat (clientdupkeyfix's hook).
 
 It runs the clients of the virtualenvs that tools/versions.env pins
 (built by ``tools/localcloud build`` or ``up``), the client's (first on
@@ -21,6 +22,7 @@ command plugin, as any command does, without asking a cloud.
 
 import os
 import subprocess
+import tempfile
 import unittest
 
 from tools.lc.builds import venv
@@ -69,3 +71,22 @@ class ConsoleTest(unittest.TestCase):
         out = self._help(venv.CLIENT, 'stack', 'kubernetes', 'export')
         self.assertEqual(0, out.returncode, out.stderr)
         self.assertIn('--include-secret-values', out.stdout)
+
+    def test_a_key_written_twice_is_refused_before_heat_is_asked(self):
+        # Hand-made; a token and an endpoint nothing listens on: the
+        # parse fails first, and the cloud is never asked.
+        with tempfile.NamedTemporaryFile('w', suffix='.yaml') as tpl:
+            tpl.write('heat_template_version: 2021-04-16\nresources:\n'
+                      '  a: {type: OS::Heat::None}\n'
+                      '  a: {type: OS::Heat::None}\n')
+            tpl.flush()
+            out = subprocess.run(
+                [self._openstack(venv.CLIENT), '--os-auth-type',
+                 'admin_token', '--os-endpoint', 'http://127.0.0.1:9',
+                 '--os-token', 'unused', 'orchestration', 'template',
+                 'validate', '-t', tpl.name],
+                env=_client_env(), stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, text=True, timeout=120)
+        self.assertEqual(1, out.returncode, out.stderr)
+        self.assertIn("Duplicate key 'a' in one mapping (lines 3 and 4): "
+                      'Heat would keep only the last value', out.stderr)

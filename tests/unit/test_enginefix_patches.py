@@ -41,8 +41,11 @@ from heat_k8s.enginefixes import fixlist
 from heat_k8s.enginefixes import patching
 from heat_k8s.enginefixes import release
 
-PATCHES = sorted(glob.glob(os.path.join(
-    os.path.dirname(patching.__file__), 'patches', '*.patch')))
+# Heat's: those of fixlist.CLIENT_FIXES are heatclient's (their tests).
+PATCHES = sorted(
+    path for path in glob.glob(os.path.join(
+        os.path.dirname(patching.__file__), 'patches', '*.patch'))
+    if os.path.basename(path)[:-len('.patch')] not in fixlist.CLIENT_FIXES)
 # Where Heat is installed: patches are relative to the directory holding
 # the heat package, as in Heat's source tree.
 HEAT_ROOT = os.path.dirname(os.path.dirname(heat.__file__))
@@ -53,14 +56,15 @@ def first_release(text):
     return int(re.search(r'to Heat\s+(\d+)\.\d+\.\d+ to', text).group(1))
 
 
-def patched_tree(patch):
-    """A copy of the files `patch` touches, patched: (tree, files)."""
+def patched_tree(patch, root=HEAT_ROOT):
+    """A copy of the files `patch` touches (under `root`), patched:
+    (tree, files, patch's outcome)."""
     with open(patch) as f:
         text = f.read()
     files = sorted(set(re.findall(r'^\+\+\+ b/(\S+)$', text, re.M)))
     tree = tempfile.mkdtemp()
     for name in files:
-        source = os.path.join(HEAT_ROOT, name)
+        source = os.path.join(root, name)
         os.makedirs(os.path.dirname(os.path.join(tree, name)), exist_ok=True)
         if os.path.exists(source):
             shutil.copy(source, os.path.join(tree, name))
