@@ -29,14 +29,12 @@ from importlib import metadata
 
 from heatclient.common import template_format
 
-from heat_k8s.enginefixes import patching
 from heat_k8s.enginefixes import uniquekeys
 
 DISTRIBUTION = 'python-heatclient'
 # The heatclient major versions whose parse it was checked against
 # (2025.1's 4.1.0 to 2026.2's 5.3.0).
 RELEASES = (4, 5)
-json_checked = uniquekeys.json_checked(template_format.yaml_loader)
 
 
 def version():
@@ -57,24 +55,10 @@ def refusal(found):
     return None
 
 
-def probe():
-    """None when heatclient parses with a loader that keeps the last of a
-    repeated key and JSON without a check; else why not."""
-    return uniquekeys.plain(template_format.yaml_loader) or patching.expect(
-        template_format, 'parse',
-        has=('json.loads(tmpl_str', 'Loader=yaml_loader'),
-        lacks=('object_pairs_hook',))
+# parse's JSON check names the lines through the same YAML loader.
+_FIX = uniquekeys.ParserFix(template_format, 'parse',
+                            has=('json.loads(tmpl_str', 'Loader=yaml_loader'))
 
-
-def apply():
-    patching.wrap_once(template_format, 'parse', json_checked)
-    uniquekeys.install(template_format.yaml_loader)
-
-
-def restore():
-    patching.restore(template_format, 'parse')
-    uniquekeys.uninstall(template_format.yaml_loader)
-
-
+probe, apply, restore = _FIX.probe, _FIX.apply, _FIX.restore
 # What apply() replaces (tests check it is done once and undone).
-TARGETS = ((template_format, 'parse'),)
+TARGETS = _FIX.targets

@@ -31,34 +31,17 @@ already gone: clientdupkeyfix makes the same change in heatclient.
 
 from heat.common import template_format
 
-from heat_k8s.enginefixes import patching
 from heat_k8s.enginefixes import uniquekeys
 
 # Every supported Heat parses templates so (heat/common/template_format.py).
 RELEASES = (24, 27)
 MAP = uniquekeys.MAP
-# simple_parse's JSON check names the lines through Heat's YAML loader.
-json_checked = uniquekeys.json_checked(template_format.yaml_loader)
 
 
-def probe():
-    """None when Heat parses with a loader that keeps the last of a
-    repeated key and JSON without a check; else why not."""
-    return uniquekeys.plain(template_format.yaml_loader) or patching.expect(
-        template_format, 'simple_parse',
-        has=('jsonutils.loads(tmpl_str)', 'yaml_loader'),
-        lacks=('object_pairs_hook',))
+# simple_parse's JSON check names the lines through the same YAML loader.
+_FIX = uniquekeys.ParserFix(template_format, 'simple_parse',
+                            has=('jsonutils.loads(tmpl_str)', 'yaml_loader'))
 
-
-def apply():
-    patching.wrap_once(template_format, 'simple_parse', json_checked)
-    uniquekeys.install(template_format.yaml_loader)
-
-
-def restore():
-    patching.restore(template_format, 'simple_parse')
-    uniquekeys.uninstall(template_format.yaml_loader)
-
-
+probe, apply, restore = _FIX.probe, _FIX.apply, _FIX.restore
 # What apply() replaces (tests check it is done once and undone).
-TARGETS = ((template_format, 'simple_parse'),)
+TARGETS = _FIX.targets

@@ -124,3 +124,31 @@ def uninstall(loader):
     if checks(loader):
         loader.yaml_constructors[MAP] = loader.yaml_constructors[
             MAP].__wrapped__
+
+
+class ParserFix(object):
+    """The fix to one parser: `module.function` (a template string in, a
+    dict out; JSON read without a check) and `module.yaml_loader`, both
+    made to refuse a repeated key. Heat's and heatclient's fixes differ
+    only in their module, function and the source the probe expects."""
+
+    def __init__(self, module, function, has):
+        self.module, self.function, self.has = module, function, has
+        self.json_checked = json_checked(module.yaml_loader)
+        # What apply() replaces (tests check it is done once and undone).
+        self.targets = ((module, function),)
+
+    def probe(self):
+        """None when the parser reads YAML with a loader that keeps the
+        last of a repeated key and JSON without a check; else why not."""
+        return plain(self.module.yaml_loader) or patching.expect(
+            self.module, self.function, has=self.has,
+            lacks=('object_pairs_hook',))
+
+    def apply(self):
+        patching.wrap_once(self.module, self.function, self.json_checked)
+        install(self.module.yaml_loader)
+
+    def restore(self):
+        patching.restore(self.module, self.function)
+        uninstall(self.module.yaml_loader)
