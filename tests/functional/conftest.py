@@ -33,6 +33,15 @@ import pytest
 from tests.functional import cloud
 
 STATE_DIR = 'HEAT_K8S_TEST_STATE_DIR'
+# Started first, longest first (by the module timeline, tests/timeline.py),
+# so that none of them ends the run alone under xdist.
+LONGEST = ('test_keystone_releases.py', 'test_images.py',
+           'test_steadiness.py', 'test_resources.py')
+
+
+def pytest_collection_modifyitems(session, config, items):
+    items.sort(key=lambda item: LONGEST.index(item.path.name)
+               if item.path.name in LONGEST else len(LONGEST))
 
 
 def pytest_sessionstart(session):
