@@ -122,16 +122,25 @@ class Heat(object):
 
 
 def settle(localcloud, name, action, timeout):
-    """`openstack stack show` of `name` once its `action` is over (polled
-    through the CLI, as a user would)."""
+    """`openstack stack show` of `name` once its `action` is over."""
+    return settled(localcloud, name, timeout,
+                   lambda status: status != action + '_IN_PROGRESS')
+
+
+def settled(localcloud, name, timeout, done):
+    """`openstack stack show` of `name` once `done(its status)`: polled
+    through heatclient (an `openstack` process costs a second of CPU, and
+    three modules polling at once took a core), then shown by the CLI,
+    as a user sees it."""
+    heat = Heat(localcloud)
     deadline = time.monotonic() + timeout
     while True:
-        shown = localcloud.openstack('stack', 'show', name)
-        if shown['stack_status'] != action + '_IN_PROGRESS':
-            return shown
+        status = heat.stack(name).stack_status
+        if done(status):
+            return localcloud.openstack('stack', 'show', name)
         if time.monotonic() > deadline:
             raise AssertionError('%s still %s after %ss' % (
-                name, shown['stack_status'], timeout))
+                name, status, timeout))
         time.sleep(2)
 
 

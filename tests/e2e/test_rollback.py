@@ -21,7 +21,6 @@ timing, so it is run three times; each must end ROLLBACK_COMPLETE with
 the objects back as they were.
 """
 
-import time
 
 import pytest
 
@@ -66,11 +65,5 @@ def test_failing_nested_stacks_roll_back_completely(localcloud, stack):
 
 def _settled(localcloud, name, timeout=300):
     """`stack show` once the update and its rollback are over."""
-    deadline = time.monotonic() + timeout
-    while True:
-        shown = localcloud.openstack('stack', 'show', name)
-        if shown['stack_status'] in ('UPDATE_COMPLETE', 'ROLLBACK_COMPLETE',
-                                     'ROLLBACK_FAILED'):
-            return shown
-        assert time.monotonic() < deadline, shown['stack_status']
-        time.sleep(2)
+    return stacks.settled(localcloud, name, timeout, lambda status: status in (
+        'UPDATE_COMPLETE', 'ROLLBACK_COMPLETE', 'ROLLBACK_FAILED'))

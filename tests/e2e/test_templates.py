@@ -613,17 +613,10 @@ def test_kubernetes_failed_rollout_rolls_back(localcloud, kube_identity,
         '  KubernetesProgressDeadline: 15\n')
     localcloud.run('openstack', 'stack', 'update', '--existing',
                    '-e', str(crash), '--rollback', 'enabled', info['stack'])
-    deadline = time.monotonic() + STACK_TIMEOUT
-    seen = set()
-    while True:
-        status = localcloud.openstack('stack', 'show',
-                                      info['stack'])['stack_status']
-        seen.add(status)
-        if status in ('ROLLBACK_COMPLETE', 'ROLLBACK_FAILED',
-                      'UPDATE_COMPLETE'):
-            break
-        assert time.monotonic() < deadline, status
-        time.sleep(2)
+    status = stacks.settled(
+        localcloud, info['stack'], STACK_TIMEOUT, lambda status: status in (
+            'ROLLBACK_COMPLETE', 'ROLLBACK_FAILED', 'UPDATE_COMPLETE'))[
+                'stack_status']
     assert status == 'ROLLBACK_COMPLETE', failures(localcloud,
                                                    info['stack'])
     events = localcloud.run('openstack', 'stack', 'event', 'list',
