@@ -36,7 +36,8 @@ VERSIONS = {'DEBIAN_SUITE': 'bookworm', 'PAUSE_VERSION': '3.10.2',
             'KEYSTONE_2026_1_VERSION': '29.1.0', 'HEAT_VERSION': '27.0.1',
             'GLANCE_VERSION': '33.0.0', 'PLACEMENT_VERSION': '16.0.0',
             'GLANCE_2026_1_VERSION': '32.0.0',
-            'PLACEMENT_2026_1_VERSION': '15.0.0'}
+            'PLACEMENT_2026_1_VERSION': '15.0.0',
+            'NOVA_VERSION': '34.0.0', 'NEUTRON_VERSION': '29.0.0'}
 
 
 class ReferenceTest(unittest.TestCase):
@@ -56,6 +57,8 @@ class ReferenceTest(unittest.TestCase):
             'placement': 'localhost/heat-k8s/placement:16.0.0',
             'glance-2026.1': 'localhost/heat-k8s/glance:32.0.0',
             'placement-2026.1': 'localhost/heat-k8s/placement:15.0.0',
+            'nova': 'localhost/heat-k8s/nova:34.0.0',
+            'neutron': 'localhost/heat-k8s/neutron:29.0.0',
         }, recipes.refs(VERSIONS))
 
     def test_tag_follows_versions_env(self):
@@ -98,8 +101,8 @@ class ReferenceTest(unittest.TestCase):
         # CI's plain `tools/localcloud images` does not build them.
         names = {i.name for i in recipes.OPTIONAL_IMAGES}
         self.assertEqual({'keystone-2025.2', 'keystone-2026.1', 'glance',
-                          'placement', 'glance-2026.1', 'placement-2026.1'},
-                         names)
+                          'placement', 'glance-2026.1', 'placement-2026.1',
+                          'nova', 'neutron'}, names)
         self.assertFalse(names & {i.name for i in images._selected(None)})
         self.assertEqual(('glance', 'placement'), tuple(
             i.name for i in images._selected(['placement', 'glance'])))
@@ -206,7 +209,8 @@ class RecipeHashTest(unittest.TestCase):
         before = {i.name: self.hash(i) for i in recipes.ALL_IMAGES}
         self.append('kolla/kolla_start', '# a change\n')
         after = {i.name: self.hash(i) for i in recipes.ALL_IMAGES}
-        self.assertEqual({'keystone', 'glance', 'placement'} | {
+        self.assertEqual({'keystone', 'glance', 'placement', 'nova',
+                          'neutron'} | {
             'keystone-' + series for series in recipes.KEYSTONE_SERIES} | {
             name + '-' + recipes.UPGRADE_SERIES
             for name in ('glance', 'placement')}, {
@@ -217,6 +221,13 @@ class RecipeHashTest(unittest.TestCase):
         self.append('glance/glance-api-uwsgi.ini', '# a change\n')
         after = {i.name: self.hash(i) for i in recipes.ALL_IMAGES}
         self.assertEqual({'glance', 'glance-' + recipes.UPGRADE_SERIES}, {
+            name for name in before if before[name] != after[name]})
+
+    def test_a_second_uwsgi_file_changes_its_image_only(self):
+        before = {i.name: self.hash(i) for i in recipes.ALL_IMAGES}
+        self.append('nova/nova-metadata-uwsgi.ini', '# a change\n')
+        after = {i.name: self.hash(i) for i in recipes.ALL_IMAGES}
+        self.assertEqual({'nova'}, {
             name for name in before if before[name] != after[name]})
 
     def test_pause_source_changes_it(self):
@@ -231,6 +242,8 @@ class RecipeHashTest(unittest.TestCase):
                 ('KEYSTONE_2026_1_VERSION', '29.1.1', {'keystone-2026.1'}),
                 ('GLANCE_VERSION', '33.0.1', {'glance'}),
                 ('PLACEMENT_VERSION', '16.0.1', {'placement'}),
+                ('NOVA_VERSION', '34.0.1', {'nova'}),
+                ('NEUTRON_VERSION', '29.0.1', {'neutron'}),
                 ('HEAT_VERSION', '28.0.0', set())):
             versions = dict(VERSIONS, **{key: value})
             self.assertEqual(changed, {

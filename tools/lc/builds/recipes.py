@@ -115,14 +115,16 @@ def _earlier(image, series):
 KEYSTONE_SERIES = ('2025.2', '2026.1')
 _EARLIER_KEYSTONES = tuple(_earlier(_KEYSTONE, s) for s in KEYSTONE_SERIES)
 
-def _openstack_service(name, version_key, pin, port, dirs, script=''):
+def _openstack_service(name, version_key, pin, port, dirs, script='',
+                       more_apis=()):
     """An OpenStack API served by Debian's uWSGI from a pinned venv.
 
     Kolla's layout as the keystone image has it: the venv in
     /var/lib/kolla/venv, configuration copied in by kolla_start from
     /var/lib/kolla/config_files (config.json), KOLLA_BOOTSTRAP runs the
     service's schema sync as the service's user. /etc/uwsgi/<name>-api.ini
-    serves the API on BIND_ADDRESS:<port>.
+    serves the API on BIND_ADDRESS:<port>; each (<api>, <port>) of
+    `more_apis` is /etc/uwsgi/<api>.ini, from <name>/<api>-uwsgi.ini.
     """
     return Image(
         name=name, version_key=version_key,
@@ -131,7 +133,9 @@ def _openstack_service(name, version_key, pin, port, dirs, script=''):
                   'python3-venv', 'uwsgi-core', 'uwsgi-plugin-python3'),
         files=(('kolla/kolla_start', '/usr/local/bin/kolla_start', 0o755),
                ('%s/%s-api-uwsgi.ini' % (name, name),
-                '/etc/uwsgi/%s-api.ini' % name, 0o644)),
+                '/etc/uwsgi/%s-api.ini' % name, 0o644)) + tuple(
+            ('%s/%s-uwsgi.ini' % (name, api), '/etc/uwsgi/%s.ini' % api,
+             0o644) for api, _port in more_apis),
         requirements='%s/requirements.txt' % name,
         venv='/var/lib/kolla/venv', pin=pin,
         script='useradd --system --user-group --home-dir /var/lib/%s '
@@ -142,7 +146,7 @@ def _openstack_service(name, version_key, pin, port, dirs, script=''):
         cmd=('kolla_start',),
         env=(('PATH', '/var/lib/kolla/venv/bin:' + PATH_ENV),
              ('LANG', 'C.UTF-8'), ('KOLLA_SERVICE_NAME', name)),
-        ports=(port,))
+        ports=(port,) + tuple(p for _api, p in more_apis))
 
 
 # Glance's API (glance.wsgi.api; 33.0.0 has no standalone glance-api any
@@ -161,6 +165,25 @@ _GLANCE = _openstack_service(
 _PLACEMENT = _openstack_service(
     'placement', 'PLACEMENT_VERSION', 'openstack-placement', 8778,
     ('/etc/placement', '/var/log/placement'))
+
+# Nova (issue 37), one image for all its services: the compute API
+# (nova.wsgi.osapi_compute, /etc/uwsgi/nova-api.ini) and the metadata API
+# (nova.wsgi.metadata, /etc/uwsgi/nova-metadata.ini) under uWSGI;
+# nova-conductor, nova-scheduler, nova-compute, nova-manage and nova-status
+# from the venv. /etc/nova/nova.conf. kolla_start knows no nova or neutron
+# bootstrap yet (adding them changes every image it is in): run commands.
+_NOVA = _openstack_service(
+    'nova', 'NOVA_VERSION', 'nova', 8774,
+    ('/etc/nova', '/var/log/nova', '/var/lib/nova/instances'),
+    more_apis=(('nova-metadata', 8775),))
+# Neutron (issue 37): its API (neutron.wsgi.api; 29.0.0 has no
+# neutron-server) under uWSGI; neutron-rpc-server, neutron-periodic-workers,
+# neutron-ovn-metadata-agent, neutron-ovn-agent and neutron-db-manage from
+# the venv. ML2/OVN (doc/source/user/controlplane.rst says why).
+_NEUTRON = _openstack_service(
+    'neutron', 'NEUTRON_VERSION', 'neutron', 9696,
+    ('/etc/neutron', '/etc/neutron/plugins/ml2', '/var/log/neutron',
+     '/var/lib/neutron'))
 
 IMAGES = (
     Image(
@@ -245,7 +268,7 @@ _EARLIER_SERVICES = (_earlier(_GLANCE, UPGRADE_SERIES),
 # The tests that run them name them; their functional tests run where
 # they are built (tests/functional/test_images.py).
 OPTIONAL_IMAGES = (_EARLIER_KEYSTONES + (_GLANCE, _PLACEMENT) +
-                   _EARLIER_SERVICES)
+                   _EARLIER_SERVICES + (_NOVA, _NEUTRON))
 ALL_IMAGES = IMAGES + OPTIONAL_IMAGES
 BY_NAME = {i.name: i for i in ALL_IMAGES}
 # Recipes whose image is another recipe's repository at another tag
