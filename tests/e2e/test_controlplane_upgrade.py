@@ -17,7 +17,7 @@ stack takes (test_docker_host.py), only the environment files differ. It
 is created one release behind (``release=2026.1``: Keystone 29.1.0,
 Glance 32.0.0, Placement 15.0.0), answers, and is raised by ``release``
 alone to 2026.2 while a probe per service asks Keystone (tokens), Glance
-(the image list) and Placement (the resource providers) without pause.
+(the image list) and Placement (the resource providers) twice a second.
 The first attempt carries a wrong database password in Glance's
 configuration: it fails at Glance's first step with MariaDB's own words,
 after Keystone's upgrade, and Glance keeps answering on its release; the

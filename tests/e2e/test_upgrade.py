@@ -14,7 +14,7 @@
 
 templates/identity.yaml on Kubernetes with two API replicas, created at
 28.1.0, then updated by its keystone_version parameter alone while a
-client issues and validates tokens without pause (tests/e2e/probe.py):
+client issues and validates tokens twice a second (tests/e2e/probe.py):
 a failing migration (a conflicting index) fails the update with the
 migration's own words and leaves 28.1.0 answering; going back to 28.1.0
 recovers; 28.1.0 -> 29.1.0 (real expand migrations) completes with no
