@@ -68,6 +68,8 @@ def agent(tmp_path):
     names = podman('ps', '-a', '--format', '{{.Names}}', env=env).split()
     for name in names:
         podman('rm', '-f', name, check=False, env=env)
+    # The host's podman run root lives outside tmp_path (it must be short).
+    docker_host.remove_run_roots(str(tmp_path))
 
 
 def containers(env, prefix):
