@@ -29,6 +29,7 @@ from importlib import metadata
 
 from heatclient.common import template_format
 
+from heat_k8s.enginefixes import release
 from heat_k8s.enginefixes import uniquekeys
 
 DISTRIBUTION = 'python-heatclient'
@@ -48,8 +49,8 @@ def version():
 def refusal(found):
     """Why a heatclient of version `found` is not one to patch, or None."""
     first, last = RELEASES
-    major = found.split('.')[0]
-    if not major.isdigit() or not first <= int(major) <= last:
+    major = release.major(found)
+    if major is None or not first <= major <= last:
         return '%s %s is not a release it applies to (%d.x to %d.x)' % (
             DISTRIBUTION, found, first, last)
     return None

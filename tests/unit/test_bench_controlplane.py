@@ -33,7 +33,7 @@ def test_every_step_waits_only_for_steps_of_the_chain():
 
 
 def test_docker_steps_add_their_init_and_ready_containers():
-    lines = [
+    handmade_log = [
         'docker-cmd: podman run --name p-keystone ...',
         'docker-cmd: p-keystone exited 0 after 0.6 s',
         'docker-cmd: p-keystone-ready exited 0 after 7.2 s',
@@ -41,7 +41,7 @@ def test_docker_steps_add_their_init_and_ready_containers():
         'docker-cmd: q-keystone exited 0 after 99.0 s',   # another host
         'heat-config: running ...',
     ]
-    assert cp.docker_own(lines, 'p-') == {'keystone': 7.8,
+    assert cp.docker_own(handmade_log, 'p-') == {'keystone': 7.8,
                                           'keystone-db-check': 6.5}
 
 
