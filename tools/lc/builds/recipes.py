@@ -170,8 +170,8 @@ _PLACEMENT = _openstack_service(
 # (nova.wsgi.osapi_compute, /etc/uwsgi/nova-api.ini) and the metadata API
 # (nova.wsgi.metadata, /etc/uwsgi/nova-metadata.ini) under uWSGI;
 # nova-conductor, nova-scheduler, nova-compute, nova-manage and nova-status
-# from the venv. /etc/nova/nova.conf. kolla_start knows no nova or neutron
-# bootstrap yet (adding them changes every image it is in): run commands.
+# from the venv. /etc/nova/nova.conf. KOLLA_BOOTSTRAP runs nova-manage
+# api_db sync (neutron's: neutron-db-manage upgrade heads).
 _NOVA = _openstack_service(
     'nova', 'NOVA_VERSION', 'nova', 8774,
     ('/etc/nova', '/var/log/nova', '/var/lib/nova/instances'),
