@@ -50,7 +50,9 @@ CONTROLPLANE = os.path.join(TEMPLATES, 'controlplane.yaml')
 BACKENDS = ('kubernetes', 'deployed-server-docker', 'nova-docker')
 SERVICES = {'OS::HeatK8s::Services::Keystone': 'identity.yaml',
             'OS::HeatK8s::Services::Glance': 'glance.yaml',
-            'OS::HeatK8s::Services::Placement': 'placement.yaml'}
+            'OS::HeatK8s::Services::Placement': 'placement.yaml',
+            'OS::HeatK8s::Services::Neutron': 'neutron.yaml',
+            'OS::HeatK8s::Services::Nova': 'nova.yaml'}
 PARAMS = {'admin_password': 'unit-Admin-0123'}
 # What the control plane gives identity.yaml (hand-made sample values).
 INFRASTRUCTURE = {'target': {'namespace': ''}, 'database_host': 'db',
@@ -112,22 +114,53 @@ class ControlPlaneValidateTest(heat_harness.KubernetesTestCase):
                           'localcloud-kubernetes'])
 
     def test_a_service_switched_off(self):
+        # Nova needs Glance, Placement and Neutron: off with them.
         for backend in BACKENDS:
-            for off in ('glance', 'placement', 'memcached'):
+            for off, also in (('glance', ['disable-nova']),
+                              ('placement', ['disable-nova']),
+                              ('neutron', ['disable-nova']),
+                              ('nova', []), ('memcached', [])):
                 with self.subTest(backend=backend, off=off):
-                    answer = self.assertValid([backend, 'disable-' + off])
+                    answer = self.assertValid(
+                        [backend, 'disable-' + off] + also)
                     registry = answer['Environment']['resource_registry']
                     self.assertEqual('OS::Heat::None', registry[
                         'OS::HeatK8s::Services::' + off.capitalize()])
             with self.subTest(backend=backend, off='both'):
                 self.assertValid([backend, 'disable-glance',
-                                  'disable-placement'])
+                                  'disable-placement', 'disable-compute'])
+            with self.subTest(backend=backend, off='compute'):
+                registry = self.assertValid([backend, 'disable-compute'])[
+                    'Environment']['resource_registry']
+                for service in ('Nova', 'Neutron', 'RabbitMQ'):
+                    self.assertEqual('OS::Heat::None', registry[
+                        'OS::HeatK8s::Services::' + service])
+
+    def test_nova_without_neutron_is_refused(self):
+        self.assertRefused(
+            ['kubernetes', 'disable-neutron'],
+            "resources.nova_requires.properties: nova needs neutron (the "
+            "servers' ports), which is switched off: "
+            "OS::HeatK8s::Services::Neutron is OS::Heat::None in the "
+            "environment. Switch nova off too, or neutron on.")
+
+    def test_compute_without_rabbitmq_is_refused(self):
+        # Only RabbitMQ off, as an environment mapping it alone would.
+        template, files, environ = cli_request(CONTROLPLANE, ['kubernetes'],
+                                               PARAMS)
+        environ['resource_registry']['OS::HeatK8s::Services::RabbitMQ'] = (
+            'OS::Heat::None')
+        answer = self.engine().validate_template(self.context(), template,
+                                                 environ, files=files)
+        self.assertRegex(answer.get('Error', ''),
+                         r'(neutron|nova) needs rabbitmq')
 
     def test_glance_without_keystone_is_refused(self):
         for backend in BACKENDS:
             with self.subTest(backend=backend):
                 message = self.assertRefused(
-                    [backend, 'disable-keystone', 'disable-placement'],
+                    [backend, 'disable-keystone', 'disable-placement',
+                     'disable-compute'],
                     'resources.glance_requires.properties: glance needs '
                     'keystone (token validation, its service user and '
                     'catalog entry), which is switched off: '
@@ -139,17 +172,18 @@ class ControlPlaneValidateTest(heat_harness.KubernetesTestCase):
     def test_every_service_that_needs_keystone_is_named(self):
         message = self.assertRefused(['kubernetes', 'disable-keystone'],
                                      'needs keystone')
-        self.assertRegex(message, r'(glance|placement) needs keystone')
+        self.assertRegex(message,
+                         r'(glance|placement|neutron|nova) needs keystone')
 
     def test_keystone_off_with_what_needs_it(self):
         # The infrastructure alone: nothing needs what is switched off.
         self.assertValid(['kubernetes', 'disable-keystone', 'disable-glance',
-                          'disable-placement'])
+                          'disable-placement', 'disable-compute'])
 
     def test_refused_by_stack_create_too(self):
         template, files, env = cli_request(
             CONTROLPLANE, ['kubernetes', 'disable-keystone',
-                           'disable-placement'], PARAMS)
+                           'disable-placement', 'disable-compute'], PARAMS)
         ctx, name = self.context(), 'refused-controlplane'
         try:
             self.engine().create_stack(ctx, name, template, env, files, {})
@@ -178,10 +212,16 @@ class ControlPlaneValidateTest(heat_harness.KubernetesTestCase):
         common = {'target': {'namespace': ''}, 'database_host': 'db',
                   'database_root_password': 'ref', 'mariadb_image': 'm:1',
                   'admin_password': 'ref'}
+        messaging = {'host': 'rabbitmq', 'port': 5672, 'user': 'openstack',
+                     'password': 'ref'}
         for name, params in (
                 ('identity', dict(PARAMS, infrastructure=INFRASTRUCTURE)),
                 ('glance', dict(common, keystone=keystone)),
-                ('placement', dict(common, keystone=keystone))):
+                ('placement', dict(common, keystone=keystone)),
+                ('neutron', dict(common, keystone=keystone,
+                                 messaging=messaging)),
+                ('nova', dict(common, keystone=keystone,
+                              messaging=messaging))):
             for backend in BACKENDS:
                 with self.subTest(service=name, backend=backend):
                     self.assertValid([backend], os.path.join(
@@ -195,8 +235,10 @@ class ControlPlaneValidateTest(heat_harness.KubernetesTestCase):
         roles.validate()
         resolved = roles.properties['value']
         self.assertEqual({'database': 'db', 'memcached': 'controller',
+                          'rabbitmq': 'controller',
                           'keystone': 'controller', 'glance': 'storage',
-                          'placement': 'controller'}, resolved)
+                          'placement': 'controller', 'neutron': 'controller',
+                          'nova': 'controller'}, resolved)
 
 
     def tags(self, envs, **params):
@@ -211,15 +253,17 @@ class ControlPlaneValidateTest(heat_harness.KubernetesTestCase):
                  'localcloud-controlplane-images']
         # '': each service's own *_version.
         self.assertEqual({'keystone': '30.0.0', 'glance': '33.0.0',
-                          'placement': '16.0.0'}, self.tags(local))
+                          'placement': '16.0.0', 'neutron': '29.0.0',
+                          'nova': '34.0.0'}, self.tags(local))
+        self.assertEqual(self.tags(local), self.tags(local, release='2026.2'))
         self.assertEqual({'keystone': '29.1.0', 'glance': '32.0.0',
                           'placement': '15.0.0'},
                          self.tags(local, release='2026.1'))
         # A release release_tags does not name is every service's tag
         # (kolla's tags name the release).
         kolla = '2025.2-ubuntu-noble'
-        self.assertEqual(dict.fromkeys(('keystone', 'glance', 'placement'),
-                                       kolla),
+        self.assertEqual(dict.fromkeys(('keystone', 'glance', 'placement',
+                                        'neutron', 'nova'), kolla),
                          self.tags(['kubernetes'], release=kolla))
 
 
@@ -235,6 +279,9 @@ def _sample(values):
         'debug': False, 'prefix': '', 'database_host': 'mariadb.ns.svc',
         'database_port': 3306, 'memcached_servers': [
             'memcached.ns.svc:11211'],
+        'messaging': {'host': 'rabbitmq.ns.svc', 'port': 5672,
+                      'user': 'openstack',
+                      'password': 'Secret-messaging_password-0123456789'},
     }
 
     def resolve(node):
@@ -277,9 +324,8 @@ class RenderedConfigurationTest(heat_harness.KubernetesTestCase):
         self.assertEqual(
             'mysql+pymysql://%s:Secret-database_password-0123456789@'
             'mariadb.ns.svc:3306/%s' % (database, database),
-            conf[{'glance': 'database',
-                  'placement': 'placement_database'}[database]][
-                'connection'])
+            conf[{'placement': 'placement_database'}.get(
+                database, 'database')]['connection'])
         auth = conf['keystone_authtoken']
         self.assertEqual('http://keystone.ns.svc:5000/v3', auth['auth_url'])
         self.assertEqual('http://127.0.0.1:30500/v3',
@@ -311,12 +357,50 @@ class RenderedConfigurationTest(heat_harness.KubernetesTestCase):
         self.check_common(conf, values, 'placement')
         self.assertEqual('keystone', conf['api']['auth_strategy'])
 
+    def test_neutron_conf(self):
+        conf, values = _render(
+            'neutron.yaml', 'neutron/neutron.conf.j2', 'neutron_values',
+            ovn={'nb_connection': 'tcp:ovn-nb.ns.svc:6641',
+                 'sb_connection': 'tcp:ovn-sb.ns.svc:6642'})
+        self.check_common(conf, values, 'neutron')
+        self.assertEqual('rabbit://openstack:Secret-messaging_password-'
+                         '0123456789@rabbitmq.ns.svc:5672/',
+                         conf['DEFAULT']['transport_url'])
+        self.assertEqual('ovn', conf['ml2']['mechanism_drivers'])
+        self.assertEqual('ovn-router', conf['DEFAULT']['service_plugins'])
+        self.assertEqual('tcp:ovn-nb.ns.svc:6641',
+                         conf['ovn']['ovn_nb_connection'])
+        self.assertEqual('tcp:ovn-sb.ns.svc:6642',
+                         conf['ovn']['ovn_sb_connection'])
+
+    def test_nova_conf(self):
+        conf, values = _render('nova.yaml', 'nova/nova.conf.j2',
+                               'nova_values')
+        self.check_common(conf, values, 'nova')
+        self.assertEqual(
+            'mysql+pymysql://nova:Secret-database_password-0123456789@'
+            'mariadb.ns.svc:3306/nova_api',
+            conf['api_database']['connection'])
+        self.assertEqual('rabbit://openstack:Secret-messaging_password-'
+                         '0123456789@rabbitmq.ns.svc:5672/',
+                         conf['DEFAULT']['transport_url'])
+        # Nova calls Placement and Neutron as its service user.
+        for section in ('placement', 'neutron', 'service_user'):
+            self.assertEqual('nova', conf[section]['username'], section)
+            self.assertEqual('Secret-service_password-0123456789',
+                             conf[section]['password'], section)
+            self.assertEqual('http://keystone.ns.svc:5000/v3',
+                             conf[section]['auth_url'], section)
+        self.assertEqual('true',
+                         conf['service_user']['send_service_user_token'])
+
     def test_without_memcached(self):
         for template, conf, values in (
                 ('glance.yaml', 'glance/glance-api.conf.j2',
                  'glance_values'),
                 ('placement.yaml', 'placement/placement.conf.j2',
-                 'placement_values')):
+                 'placement_values'),
+                ('nova.yaml', 'nova/nova.conf.j2', 'nova_values')):
             parsed, _ = _render(template, conf, values, memcached_servers=[])
             self.assertNotIn('memcached_servers',
                              parsed['keystone_authtoken'])
@@ -325,7 +409,9 @@ class RenderedConfigurationTest(heat_harness.KubernetesTestCase):
         for template, values, path in (
                 ('glance.yaml', 'kolla_config', '/etc/glance/glance-api.conf'),
                 ('placement.yaml', 'kolla_config',
-                 '/etc/placement/placement.conf')):
+                 '/etc/placement/placement.conf'),
+                ('neutron.yaml', 'kolla_config', '/etc/neutron/neutron.conf'),
+                ('nova.yaml', 'kolla_config', '/etc/nova/nova.conf')):
             tmpl = _load(template)
             copies = tmpl['resources'][values]['properties']['value'][
                 'config_files']

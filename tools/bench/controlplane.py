@@ -43,13 +43,15 @@ from tools.lc import procs
 
 ENVIRONMENTS = os.path.join(paths.REPO_DIR, 'environments')
 TEMPLATE = os.path.join(paths.REPO_DIR, 'templates', 'controlplane.yaml')
+# Keystone, Glance and Placement: CHAIN's steps (no compute services).
 ENVS = {
     'kubernetes': ('kubernetes.yaml', 'localcloud-images.yaml',
                    'localcloud-controlplane-images.yaml',
-                   'localcloud-kubernetes.yaml'),
+                   'localcloud-kubernetes.yaml',
+                   'disable-compute.yaml'),
     'docker': ('deployed-server-docker.yaml', 'localcloud-images.yaml',
                'localcloud-controlplane-images.yaml',
-               'localcloud-docker-host.yaml'),
+               'localcloud-docker-host.yaml', 'disable-compute.yaml'),
 }
 # Each step (the name after the prefix) and the steps it waits for, as
 # the templates order them (identity.yaml, glance.yaml, placement.yaml;
