@@ -346,15 +346,17 @@ class EnvironmentFileTest(unittest.TestCase):
         refs = recipes.refs(go.read_versions())
         tag = {name: ref.rsplit(':', 1)[1] for name, ref in refs.items()}
         expected = {'release_tags': {}}
-        for name in ('glance', 'placement'):
+        for name in ('glance', 'placement', 'neutron', 'nova'):
             expected[name + '_image'] = refs[name].rsplit(':', 1)[0]
             expected[name + '_version'] = tag[name]
-        for series, suffix in ((recipes.UPGRADE_SERIES,
-                                '-' + recipes.UPGRADE_SERIES),
-                               (venv.NEWEST_SERIES, '')):
+        # Nova and Neutron are built for the newest series only.
+        for series, suffix, names in (
+                (recipes.UPGRADE_SERIES, '-' + recipes.UPGRADE_SERIES,
+                 ('keystone', 'glance', 'placement')),
+                (venv.NEWEST_SERIES, '', ('keystone', 'glance', 'placement',
+                                          'neutron', 'nova'))):
             expected['release_tags'][series] = {
-                name: tag[name + suffix]
-                for name in ('keystone', 'glance', 'placement')}
+                name: tag[name + suffix] for name in names}
         self.assertEqual(expected, env['parameter_defaults'])
 
     def test_the_templates_have_these_parameters(self):
@@ -364,7 +366,9 @@ class EnvironmentFileTest(unittest.TestCase):
                 ('controlplane.yaml', (
                     'keystone_image', 'keystone_version', 'mariadb_image',
                     'memcached_image', 'glance_image', 'glance_version',
-                    'placement_image', 'placement_version')),
+                    'placement_image', 'placement_version',
+                    'neutron_image', 'neutron_version', 'nova_image',
+                    'nova_version', 'rabbitmq_image', 'ovn_image')),
                 ('example/app.yaml', ('app_image', 'db_image'))):
             with open(os.path.join(REPO, 'templates', template)) as f:
                 params = yaml.safe_load(f)['parameters']

@@ -160,7 +160,7 @@ class CommandTest(unittest.TestCase):
                              argv)
 
     def test_an_unknown_service_is_refused(self):
-        for env in ({}, {'KOLLA_SERVICE_NAME': 'nova'}):
+        for env in ({}, {'KOLLA_SERVICE_NAME': 'cinder'}):
             with mock.patch.dict(os.environ, env, clear=True), \
                     mock.patch.object(os, 'execvp') as execvp:
                 self.assertRaises(SystemExit, self.module.main)

@@ -52,7 +52,11 @@ def test_the_policy_selects_exactly_the_services_pods():
 def test_only_the_deployments_pods_reach_the_ports_unless_public():
     spec = _service()['resources']['network_policy']['properties'][
         'manifest']['spec']
-    [rule] = spec['ingress']
+    condition, rules, without_ports = spec['ingress']['if']
+    assert condition == 'has_ports'
+    # A worker that listens on nothing admits nothing.
+    assert without_ports == []
+    [rule] = rules
     ports, sources = rule['map_merge']
     assert ports['ports']['yaql']['data'] == {'get_param': 'ports'}
     assert 'protocol => "TCP"' in ports['ports']['yaql']['expression']
