@@ -60,6 +60,7 @@ class ReferenceTest(unittest.TestCase):
             'nova': 'localhost/heat-k8s/nova:34.0.0',
             'neutron': 'localhost/heat-k8s/neutron:29.0.0',
             'rabbitmq': 'localhost/heat-k8s/rabbitmq:3.10',
+            'ovn': 'localhost/heat-k8s/ovn:23.03',
         }, recipes.refs(VERSIONS))
 
     def test_tag_follows_versions_env(self):
@@ -103,7 +104,7 @@ class ReferenceTest(unittest.TestCase):
         names = {i.name for i in recipes.OPTIONAL_IMAGES}
         self.assertEqual({'keystone-2025.2', 'keystone-2026.1', 'glance',
                           'placement', 'glance-2026.1', 'placement-2026.1',
-                          'nova', 'neutron', 'rabbitmq'}, names)
+                          'nova', 'neutron', 'rabbitmq', 'ovn'}, names)
         self.assertFalse(names & {i.name for i in images._selected(None)})
         self.assertEqual(('glance', 'placement'), tuple(
             i.name for i in images._selected(['placement', 'glance'])))
@@ -309,15 +310,19 @@ class ConfigurationTest(unittest.TestCase):
         self.assertIn('python3 -m venv /var/lib/kolla/venv', script)
         self.assertIn('--no-index', script)
 
-    def test_rabbitmq_is_tagged_by_its_debian_package(self):
-        script = images._customize_script(recipes.BY_NAME['rabbitmq'],
-                                          VERSIONS)
-        self.assertIn('dpkg-query', script)
-        self.assertIn('3.10.*)', script)
+    def test_rabbitmq_and_ovn_are_tagged_by_their_debian_packages(self):
+        for name, version in (('rabbitmq', '3.10.*)'), ('ovn', '23.03.*)')):
+            script = images._customize_script(recipes.BY_NAME[name],
+                                              VERSIONS)
+            self.assertIn('dpkg-query', script)
+            self.assertIn(version, script)
         # The database's name does not follow the container's hostname.
         changes = images._import_changes(recipes.BY_NAME['rabbitmq'], 'abc')
         self.assertIn('ENV RABBITMQ_NODENAME=rabbit@localhost', changes)
         self.assertIn('EXPOSE 5672/tcp', changes)
+        # One image, the command picks the daemon: no default one.
+        changes = images._import_changes(recipes.BY_NAME['ovn'], 'abc')
+        self.assertFalse([c for c in changes if c.startswith('CMD ')])
 
     def test_pins_agree_with_versions_env(self):
         versions = go.read_versions()

@@ -36,7 +36,8 @@ PATH_ENV = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 # the build checks the installed package really has it.
 DEBIAN_TAGS = {
     'bookworm': {'postgresql-15': '15', 'mariadb-server': '10.11',
-                 'memcached': '1.6', 'rabbitmq-server': '3.10'},
+                 'memcached': '1.6', 'rabbitmq-server': '3.10',
+                 'ovn-central': '23.03'},
 }
 
 
@@ -209,6 +210,27 @@ _RABBITMQ = Image(
     env=(('PATH', PATH_ENV), ('LANG', 'C.UTF-8'),
          ('RABBITMQ_NODENAME', 'rabbit@localhost')),
     ports=(5672,))
+# OVN's central part for Neutron's ML2/OVN: the northbound and southbound
+# databases and ovn-northd, chosen by the command (`ovn-nb`, `ovn-sb`,
+# `ovn-northd` with OVN_NB_DB and OVN_SB_DB), as the ovn user; the
+# databases in /var/lib/ovn (the volume). Health checks: `ovn-appctl -t
+# /run/ovn/ovnnb_db.ctl ovsdb-server/list-dbs` (ovnsb_db likewise),
+# `ovn-appctl -t /run/ovn/ovn-northd.ctl status`.
+_OVN = Image(
+    name='ovn', debian_package='ovn-central',
+    packages=('ovn-central', 'passwd', 'tini'),
+    files=(('ovn/entrypoint', '/usr/local/bin/docker-entrypoint.sh',
+            0o755),),
+    script='useradd --system --user-group --home-dir /var/lib/ovn '
+           '--no-create-home --shell /usr/sbin/nologin ovn\n'
+           'rm -rf /var/lib/ovn/* /var/log/ovn/*\n'
+           'install -d -o ovn -g ovn /var/lib/ovn\n',
+    # On SIGTERM the daemons clean up and raise it again, which PID 1
+    # cannot take (they then end on SIGSEGV, 139): tini is PID 1, and
+    # forwards signals; the exit a SIGTERM gives (143) it reports as 0.
+    entrypoint=('tini', '-e', '143', '--', 'docker-entrypoint.sh'),
+    env=(('PATH', PATH_ENV), ('LANG', 'C.UTF-8')),
+    ports=(6641, 6642))
 
 IMAGES = (
     Image(
@@ -293,7 +315,7 @@ _EARLIER_SERVICES = (_earlier(_GLANCE, UPGRADE_SERIES),
 # The tests that run them name them; their functional tests run where
 # they are built (tests/functional/test_images.py).
 OPTIONAL_IMAGES = (_EARLIER_KEYSTONES + (_GLANCE, _PLACEMENT) +
-                   _EARLIER_SERVICES + (_NOVA, _NEUTRON, _RABBITMQ))
+                   _EARLIER_SERVICES + (_NOVA, _NEUTRON, _RABBITMQ, _OVN))
 ALL_IMAGES = IMAGES + OPTIONAL_IMAGES
 BY_NAME = {i.name: i for i in ALL_IMAGES}
 # Recipes whose image is another recipe's repository at another tag
