@@ -365,6 +365,8 @@ class EnvironmentFileTest(unittest.TestCase):
         for name in ('glance', 'placement'):
             expected[name + '_image'] = refs[name].rsplit(':', 1)[0]
             expected[name + '_version'] = tag[name]
+        for name in ('rabbitmq', 'ovn'):
+            expected[name + '_image'] = refs[name]
         for series, suffix in ((recipes.UPGRADE_SERIES,
                                 '-' + recipes.UPGRADE_SERIES),
                                (venv.NEWEST_SERIES, '')):
