@@ -59,6 +59,8 @@ class ReferenceTest(unittest.TestCase):
             'placement-2026.1': 'localhost/heat-k8s/placement:15.0.0',
             'nova': 'localhost/heat-k8s/nova:34.0.0',
             'neutron': 'localhost/heat-k8s/neutron:29.0.0',
+            'rabbitmq': 'localhost/heat-k8s/rabbitmq:3.10',
+            'ovn': 'localhost/heat-k8s/ovn:23.03',
         }, recipes.refs(VERSIONS))
 
     def test_tag_follows_versions_env(self):
@@ -102,7 +104,7 @@ class ReferenceTest(unittest.TestCase):
         names = {i.name for i in recipes.OPTIONAL_IMAGES}
         self.assertEqual({'keystone-2025.2', 'keystone-2026.1', 'glance',
                           'placement', 'glance-2026.1', 'placement-2026.1',
-                          'nova', 'neutron'}, names)
+                          'nova', 'neutron', 'rabbitmq', 'ovn'}, names)
         self.assertFalse(names & {i.name for i in images._selected(None)})
         self.assertEqual(('glance', 'placement'), tuple(
             i.name for i in images._selected(['placement', 'glance'])))
@@ -308,6 +310,20 @@ class ConfigurationTest(unittest.TestCase):
         self.assertIn('python3 -m venv /var/lib/kolla/venv', script)
         self.assertIn('--no-index', script)
 
+    def test_rabbitmq_and_ovn_are_tagged_by_their_debian_packages(self):
+        for name, version in (('rabbitmq', '3.10.*)'), ('ovn', '23.03.*)')):
+            script = images._customize_script(recipes.BY_NAME[name],
+                                              VERSIONS)
+            self.assertIn('dpkg-query', script)
+            self.assertIn(version, script)
+        # The database's name does not follow the container's hostname.
+        changes = images._import_changes(recipes.BY_NAME['rabbitmq'], 'abc')
+        self.assertIn('ENV RABBITMQ_NODENAME=rabbit@localhost', changes)
+        self.assertIn('EXPOSE 5672/tcp', changes)
+        # One image, the command picks the daemon: no default one.
+        changes = images._import_changes(recipes.BY_NAME['ovn'], 'abc')
+        self.assertFalse([c for c in changes if c.startswith('CMD ')])
+
     def test_pins_agree_with_versions_env(self):
         versions = go.read_versions()
         for image in recipes.ALL_IMAGES:
@@ -349,6 +365,8 @@ class EnvironmentFileTest(unittest.TestCase):
         for name in ('glance', 'placement', 'neutron', 'nova'):
             expected[name + '_image'] = refs[name].rsplit(':', 1)[0]
             expected[name + '_version'] = tag[name]
+        for name in ('rabbitmq', 'ovn'):
+            expected[name + '_image'] = refs[name]
         # Nova and Neutron are built for the newest series only.
         for series, suffix, names in (
                 (recipes.UPGRADE_SERIES, '-' + recipes.UPGRADE_SERIES,

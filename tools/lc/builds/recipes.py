@@ -36,7 +36,8 @@ PATH_ENV = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 # the build checks the installed package really has it.
 DEBIAN_TAGS = {
     'bookworm': {'postgresql-15': '15', 'mariadb-server': '10.11',
-                 'memcached': '1.6'},
+                 'memcached': '1.6', 'rabbitmq-server': '3.10',
+                 'ovn-central': '23.03'},
 }
 
 
@@ -185,6 +186,52 @@ _NEUTRON = _openstack_service(
     ('/etc/neutron', '/etc/neutron/plugins/ml2', '/var/log/neutron',
      '/var/lib/neutron'))
 
+# RabbitMQ for Nova's and Neutron's RPC: Debian's broker as the rabbitmq
+# user, node rabbit@localhost, AMQP on 5672 (BIND_ADDRESS), no plugins
+# (the management plugin off), the user RABBITMQ_DEFAULT_USER /
+# RABBITMQ_DEFAULT_PASS made on a new database in /var/lib/rabbitmq (the
+# volume), its Erlang cookie made there at first start. Health check:
+# /usr/local/bin/healthcheck.sh (a connection to the AMQP listener, no
+# Erlang VM started).
+_RABBITMQ = Image(
+    name='rabbitmq', debian_package='rabbitmq-server',
+    packages=('rabbitmq-server',),
+    files=(('rabbitmq/entrypoint', '/usr/local/bin/docker-entrypoint.sh',
+            0o755),
+           ('rabbitmq/healthcheck.sh', '/usr/local/bin/healthcheck.sh',
+            0o755)),
+    # No cookie or database of the build's: each container's are its own.
+    # The entrypoint writes rabbitmq.conf as the rabbitmq user.
+    script='rm -rf /var/lib/rabbitmq/.erlang.cookie /var/lib/rabbitmq/mnesia '
+           '/var/log/rabbitmq/*\n'
+           "echo '[].' > /etc/rabbitmq/enabled_plugins\n"
+           'chown rabbitmq:rabbitmq /etc/rabbitmq\n',
+    entrypoint=('docker-entrypoint.sh',), cmd=('rabbitmq-server',),
+    env=(('PATH', PATH_ENV), ('LANG', 'C.UTF-8'),
+         ('RABBITMQ_NODENAME', 'rabbit@localhost')),
+    ports=(5672,))
+# OVN's central part for Neutron's ML2/OVN: the northbound and southbound
+# databases and ovn-northd, chosen by the command (`ovn-nb`, `ovn-sb`,
+# `ovn-northd` with OVN_NB_DB and OVN_SB_DB), as the ovn user; the
+# databases in /var/lib/ovn (the volume). Health checks: `ovn-appctl -t
+# /run/ovn/ovnnb_db.ctl ovsdb-server/list-dbs` (ovnsb_db likewise),
+# `ovn-appctl -t /run/ovn/ovn-northd.ctl status`.
+_OVN = Image(
+    name='ovn', debian_package='ovn-central',
+    packages=('ovn-central', 'passwd', 'tini'),
+    files=(('ovn/entrypoint', '/usr/local/bin/docker-entrypoint.sh',
+            0o755),),
+    script='useradd --system --user-group --home-dir /var/lib/ovn '
+           '--no-create-home --shell /usr/sbin/nologin ovn\n'
+           'rm -rf /var/lib/ovn/* /var/log/ovn/*\n'
+           'install -d -o ovn -g ovn /var/lib/ovn\n',
+    # On SIGTERM the daemons clean up and raise it again, which PID 1
+    # cannot take (they then end on SIGSEGV, 139): tini is PID 1, and
+    # forwards signals; the exit a SIGTERM gives (143) it reports as 0.
+    entrypoint=('tini', '-e', '143', '--', 'docker-entrypoint.sh'),
+    env=(('PATH', PATH_ENV), ('LANG', 'C.UTF-8')),
+    ports=(6641, 6642))
+
 IMAGES = (
     Image(
         name='pause', version_key='PAUSE_VERSION',
@@ -268,7 +315,7 @@ _EARLIER_SERVICES = (_earlier(_GLANCE, UPGRADE_SERIES),
 # The tests that run them name them; their functional tests run where
 # they are built (tests/functional/test_images.py).
 OPTIONAL_IMAGES = (_EARLIER_KEYSTONES + (_GLANCE, _PLACEMENT) +
-                   _EARLIER_SERVICES + (_NOVA, _NEUTRON))
+                   _EARLIER_SERVICES + (_NOVA, _NEUTRON, _RABBITMQ, _OVN))
 ALL_IMAGES = IMAGES + OPTIONAL_IMAGES
 BY_NAME = {i.name: i for i in ALL_IMAGES}
 # Recipes whose image is another recipe's repository at another tag
