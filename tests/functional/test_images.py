@@ -18,14 +18,14 @@ is its client, so a login really crosses the network. Every container
 started here is removed at the end.
 
 The opt-in images (the earlier Keystones, glance, placement and their
-2026.1 releases, nova and neutron: recipes.OPTIONAL_IMAGES) are not
-built by a plain `tools/localcloud images`. Their tests here run when
-asked for, HEAT_K8S_TEST_IMAGES=glance,placement (or "all"), building the
-image's current recipe if it is not the one cached; elsewhere they skip
-and say so. The end-to-end tests run all but nova and neutron in a
-deployment (tests/e2e: test_upgrade, test_docker_host,
+2026.1 releases, nova, neutron, rabbitmq and ovn: recipes.OPTIONAL_IMAGES)
+are not built by a plain `tools/localcloud images`. Their tests here run
+when asked for, HEAT_K8S_TEST_IMAGES=glance,placement (or "all"), building
+the image's current recipe if it is not the one cached; elsewhere they
+skip and say so. The end-to-end tests run all but nova, neutron, rabbitmq
+and ovn in a deployment (tests/e2e: test_upgrade, test_docker_host,
 test_controlplane_upgrade), so CI, which builds them, does not pay twice;
-nova's and neutron's are tested here only, until a template runs them.
+those four are tested here only, until a template runs them.
 """
 
 import base64
@@ -520,8 +520,8 @@ def _opt_in_wanted(name):
 def _opt_in_ref(name):
     if not _opt_in_wanted(name):
         pytest.skip('the opt-in image %s is tested when asked for: '
-                    'HEAT_K8S_TEST_IMAGES=%s (tests/e2e runs it in a '
-                    'deployment)' % (name, name))
+                    'HEAT_K8S_TEST_IMAGES=%s (tests/e2e runs those a '
+                    'template uses in a deployment)' % (name, name))
     out = subprocess.run(
         [os.path.join(REPO, 'tools', 'localcloud'), 'images', name],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -813,3 +813,120 @@ def test_neutron_schema_steps(neutron_ref, refs, containers, address,
     heads = re.findall(r'^(\w+) \(head\)$', current, re.M)
     # The neutron project's expand and contract branches.
     assert len(heads) >= 2, current
+
+
+@pytest.fixture(scope='module')
+def rabbitmq_ref():
+    return _opt_in_ref('rabbitmq')
+
+
+@pytest.fixture(scope='module')
+def ovn_ref():
+    return _opt_in_ref('ovn')
+
+
+def _rabbitmq(containers, ref, name, address, data, ports, **env):
+    """A broker on `address` with its data on the host's `data`, healthy
+    by the image's health check."""
+    name = containers.start(name, ref, env=dict(env, BIND_ADDRESS=address,
+                                                **ports),
+                            volumes=['%s:/var/lib/rabbitmq' % data])
+    containers.wait(name, 'healthy broker', lambda: containers.exec(
+        name, 'healthcheck.sh')[0] == 0, timeout=180)
+    return name
+
+
+def test_rabbitmq_user_survives_a_restart(rabbitmq_ref, containers, address,
+                                          tmp_path):
+    """A new broker as the rabbitmq user makes its cookie and the
+    configured user (who authenticates; a wrong password does not), AMQP
+    on its address only and no management listener; a second container
+    on the same volume, without the user's variables, has the same
+    cookie, user and a vhost the first made."""
+    code, out = containers.run(rabbitmq_ref, 'ls', '-A', '/var/lib/rabbitmq')
+    assert out.strip() == '', 'the image carries a cookie or a database'
+    data = tmp_path / 'data'
+    data.mkdir()
+    password = secrets.token_hex(12)
+    # epmd and the distribution on ports of their own: with host
+    # networking the loopback is every other Erlang node's here too.
+    ports = {'ERL_EPMD_PORT': str(_pick(30000, 39999)),
+             'RABBITMQ_DIST_PORT': str(_pick(40000, 49999))}
+    first = _rabbitmq(containers, rabbitmq_ref, 'rabbitmq', address, data,
+                      ports, RABBITMQ_DEFAULT_USER='openstack',
+                      RABBITMQ_DEFAULT_PASS=password)
+    code, out = containers.exec(first, 'rabbitmqctl', 'authenticate_user',
+                                'openstack', password)
+    assert code == 0, out
+    code, out = containers.exec(first, 'rabbitmqctl', 'authenticate_user',
+                                'openstack', 'wrong')
+    assert code != 0, out
+    code, out = containers.exec(first, 'rabbitmq-diagnostics', '-q',
+                                'listeners')
+    assert 'Interface: %s, port: 5672, protocol: amqp,' % address in out, out
+    assert 'http' not in out, out
+    code, out = containers.exec(first, 'stat', '-c', '%U %a',
+                                '/proc/1', '/etc/rabbitmq/rabbitmq.conf')
+    # The broker's user; the file that holds the password is its alone.
+    assert out.split()[::2] == ['rabbitmq', 'rabbitmq'], out
+    assert out.split()[3] == '600', out
+    assert password not in containers.logs(first)
+    cookie = (data / '.erlang.cookie').read_text()
+    assert re.fullmatch('[A-Z]{32}', cookie), 'not a new cookie'
+    assert (data / 'mnesia' / 'rabbit@localhost').is_dir()
+    code, out = containers.exec(first, 'rabbitmqctl', 'add_vhost', 'kept')
+    assert code == 0, out
+    subprocess.run(PODMAN + ['stop', '--time', '60', first], check=True,
+                   stdout=subprocess.DEVNULL)
+    code = subprocess.run(
+        PODMAN + ['inspect', '--format', '{{.State.ExitCode}}', first],
+        stdout=subprocess.PIPE, text=True).stdout.strip()
+    assert code == '0', containers.logs(first)
+
+    second = _rabbitmq(containers, rabbitmq_ref, 'rabbitmq-2', address,
+                       data, ports)
+    code, out = containers.exec(second, 'rabbitmqctl', '-q', 'list_vhosts')
+    assert {'/', 'kept'} <= set(out.split()), out
+    code, out = containers.exec(second, 'rabbitmqctl', 'authenticate_user',
+                                'openstack', password)
+    assert code == 0, out
+    assert (data / '.erlang.cookie').read_text() == cookie
+
+
+def test_ovn_northd_translates_nb_into_sb(ovn_ref, containers, address,
+                                          tmp_path):
+    """The NB and SB databases, created on their volumes, on their ports
+    of `address`; ovn-northd between them; a logical switch added to NB
+    from another container is a datapath in SB; SIGTERM stops the
+    daemons cleanly."""
+    servers = {}
+    for db, port in (('nb', 6641), ('sb', 6642)):
+        (tmp_path / db).mkdir()
+        servers[db] = containers.start(
+            'ovn-' + db, ovn_ref, 'ovn-' + db, env={'BIND_ADDRESS': address},
+            volumes=['%s:/var/lib/ovn' % (tmp_path / db)])
+        containers.wait(servers[db], 'OVN %s database' % db.upper(),
+                        lambda port=port: _port_open(address, port))
+        assert (tmp_path / db / ('ovn%s_db.db' % db)).exists()
+    nb, sb = 'tcp:%s:6641' % address, 'tcp:%s:6642' % address
+    northd = containers.start('ovn-northd', ovn_ref, 'ovn-northd',
+                              env={'OVN_NB_DB': nb, 'OVN_SB_DB': sb})
+    containers.wait(northd, 'active ovn-northd', lambda: 'Status: active' in
+                    containers.exec(northd, 'ovn-appctl', '-t',
+                                    '/run/ovn/ovn-northd.ctl', 'status')[1])
+    containers.run(ovn_ref, 'ovn-nbctl', '--db=' + nb, 'ls-add', 'sw0')
+
+    def datapath():
+        code, out = containers.exec(servers['sb'], 'ovn-sbctl', '--db=' + sb,
+                                    '--bare', '--columns=external_ids',
+                                    'list', 'Datapath_Binding')
+        return 'name=sw0' in out.split()
+    containers.wait(northd, 'datapath of sw0', datapath, timeout=60)
+    # SIGTERM ends each daemon with 0 (as PID 1 they ended on SIGSEGV).
+    for name in (northd, servers['nb']):
+        subprocess.run(PODMAN + ['stop', '--time', '30', name], check=True,
+                       stdout=subprocess.DEVNULL)
+        code = subprocess.run(
+            PODMAN + ['inspect', '--format', '{{.State.ExitCode}}', name],
+            stdout=subprocess.PIPE, text=True).stdout.strip()
+        assert code == '0', containers.logs(name)
