@@ -119,6 +119,9 @@ _SHORT = ('as given', 'base64')   # the spellings of a short value
 _ESCAPED = re.compile(r'[^ !#-\[\]-~]')   # what JSON may spell otherwise
 _GENERATED = re.compile(r'(?=\S*[^\W\d_])(?=\S*\d)\S+')
 _ASSIGNED = re.compile(r'[^=\s]+\s*=\s*(.*)|[^:\s]+:\s+(.*)')
+# An OVSDB endpoint (tcp:host:port, ssl:..., unix:path): an address, as a
+# host name is, though it mixes letters and digits.
+_ENDPOINT = re.compile(r'(?:tcp|ssl|unix):[\w./-]+(?::\d{1,5})?')
 
 
 def _values(secrets):
@@ -138,7 +141,8 @@ def pieces(value):
     their own right: a URL's password, and the lines, or the values of
     "key = value" and "key: value" lines, that look generated (MIN_PART
     characters or more, letters and digits, no space). Its other values
-    (true, password, keystone, a host) are words a message needs."""
+    (true, password, keystone, a host, an OVSDB endpoint such as
+    tcp:ovn-nb.ns.svc:6641) are words a message needs."""
     found = []
     for line in value.splitlines() if '\n' in value else ():
         line = line.strip()
@@ -150,7 +154,8 @@ def pieces(value):
                 '\'" ')
         if '://' in line:
             found.extend(_url_password(line))
-        elif len(line) >= MIN_PART and _GENERATED.fullmatch(line):
+        elif len(line) >= MIN_PART and _GENERATED.fullmatch(line) and (
+                not _ENDPOINT.fullmatch(line)):
             found.append(line)
     return found
 

@@ -156,6 +156,19 @@ class SpellingsTest(unittest.TestCase):
         self.assertEqual('id ' + value[:7],
                          redaction.text('id ' + value[:7], [value]))
 
+    def test_an_ovsdb_endpoint_is_an_address_not_a_secret(self):
+        # Hand-made, as templates/neutron/neutron.conf.j2 renders it: the
+        # prefixed host names would otherwise look generated, and a
+        # container named after its service lose its name in reasons.
+        conf = ('[ovn]\n'
+                'ovn_nb_connection = tcp:cc1c04ae-ovn-nb.de33.svc:6641\n'
+                'ovn_sb_connection = ssl:10.0.0.7:6642\n'
+                'socket = unix:/run/ovn/ovnnb_db.sock\n')
+        self.assertEqual([], redaction.pieces(conf))
+        self.assertEqual(
+            'container cc1c04ae-neutron exited', redaction.text(
+                'container cc1c04ae-neutron exited', [conf]))
+
     def test_a_short_value_is_removed_as_given_only(self):
         self.assertEqual('<redacted> 0IP ab', redaction.text(
             'pi0 0IP ab', ['pi0']))
