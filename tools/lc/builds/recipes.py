@@ -176,6 +176,10 @@ _PLACEMENT = _openstack_service(
 _NOVA = _openstack_service(
     'nova', 'NOVA_VERSION', 'nova', 8774,
     ('/etc/nova', '/var/log/nova', '/var/lib/nova/instances'),
+    # The APIs' paste pipeline, from the wheel's data files to where Nova
+    # looks (api_paste_config, relative to /etc/nova).
+    script='install -m 644 /var/lib/kolla/venv/etc/nova/api-paste.ini '
+           '/etc/nova/\n',
     more_apis=(('nova-metadata', 8775),))
 # Neutron (issue 37): its API (neutron.wsgi.api; 29.0.0 has no
 # neutron-server) under uWSGI; neutron-rpc-server, neutron-periodic-workers,
@@ -184,7 +188,10 @@ _NOVA = _openstack_service(
 _NEUTRON = _openstack_service(
     'neutron', 'NEUTRON_VERSION', 'neutron', 9696,
     ('/etc/neutron', '/etc/neutron/plugins/ml2', '/var/log/neutron',
-     '/var/lib/neutron'))
+     '/var/lib/neutron'),
+    # The API's paste pipeline, as for Nova.
+    script='install -m 644 /var/lib/kolla/venv/etc/neutron/api-paste.ini '
+           '/etc/neutron/\n')
 
 # RabbitMQ for Nova's and Neutron's RPC: Debian's broker as the rabbitmq
 # user, node rabbit@localhost, AMQP on 5672 (BIND_ADDRESS), no plugins
