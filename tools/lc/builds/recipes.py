@@ -117,7 +117,7 @@ KEYSTONE_SERIES = ('2025.2', '2026.1')
 _EARLIER_KEYSTONES = tuple(_earlier(_KEYSTONE, s) for s in KEYSTONE_SERIES)
 
 def _openstack_service(name, version_key, pin, port, dirs, script='',
-                       more_apis=()):
+                       more_apis=(), packages=()):
     """An OpenStack API served by Debian's uWSGI from a pinned venv.
 
     Kolla's layout as the keystone image has it: the venv in
@@ -125,13 +125,15 @@ def _openstack_service(name, version_key, pin, port, dirs, script='',
     /var/lib/kolla/config_files (config.json), KOLLA_BOOTSTRAP runs the
     service's schema sync as the service's user. /etc/uwsgi/<name>-api.ini
     serves the API on BIND_ADDRESS:<port>; each (<api>, <port>) of
-    `more_apis` is /etc/uwsgi/<api>.ini, from <name>/<api>-uwsgi.ini.
+    `more_apis` is /etc/uwsgi/<api>.ini, from <name>/<api>-uwsgi.ini;
+    `packages` are the Debian packages it needs besides.
     """
     return Image(
         name=name, version_key=version_key,
         # curl: the docker backend's HTTP health check runs in the image.
         packages=('ca-certificates', 'curl', 'passwd', 'python3',
-                  'python3-venv', 'uwsgi-core', 'uwsgi-plugin-python3'),
+                  'python3-venv', 'uwsgi-core', 'uwsgi-plugin-python3') +
+        tuple(packages),
         files=(('kolla/kolla_start', '/usr/local/bin/kolla_start', 0o755),
                ('%s/%s-api-uwsgi.ini' % (name, name),
                 '/etc/uwsgi/%s-api.ini' % name, 0o644)) + tuple(
@@ -191,7 +193,9 @@ _NEUTRON = _openstack_service(
      '/var/lib/neutron'),
     # The API's paste pipeline, as for Nova.
     script='install -m 644 /var/lib/kolla/venv/etc/neutron/api-paste.ini '
-           '/etc/neutron/\n')
+           '/etc/neutron/\n',
+    # ovsdb-client: the OVN driver reads the databases' schemas with it.
+    packages=('openvswitch-common',))
 
 # RabbitMQ for Nova's and Neutron's RPC: Debian's broker as the rabbitmq
 # user, node rabbit@localhost, AMQP on 5672 (BIND_ADDRESS), no plugins
