@@ -151,6 +151,9 @@ class ReferenceTest(unittest.TestCase):
         self.assertEqual((('kolla/kolla_start', '/usr/local/bin/kolla_start',
                            0o755),), compute.files)
         self.assertEqual((), compute.ports)
+        # A reaper as PID 1, for the daemonizing QEMU probes of libvirtd.
+        self.assertEqual(('tini', '-s', '--'), compute.entrypoint)
+        self.assertIn('tini', compute.packages)
         self.assertFalse({'uwsgi-core', 'libvirt-daemon-system'} &
                          set(compute.packages))
         for package in ('libvirt-daemon-driver-qemu', 'python3-libvirt',

@@ -190,16 +190,23 @@ _NOVA = _openstack_service(
 # needed) and ovn-controller. Root, privileged, with /dev/kvm; libvirt's
 # and OVS's state (/run/libvirt, /var/lib/libvirt, /run/openvswitch, the
 # OVS database, /var/lib/nova/instances) shared between its containers.
+# /run arrives empty (the build's is cleaned): /run/openvswitch and
+# /run/ovn, which OVS's and OVN's daemons do not make, are the
+# deployment's (config.json's permissions make a missing path). libvirtd
+# wants virtlogd beside it (QEMU's console logs, libvirt's default
+# stdio_handler): its own container, sharing /run/libvirt and
+# /var/log/libvirt.
 # No configuration of its own: libvirtd.conf and qemu.conf absent (libvirt's
-# built-in defaults) and no OVS database (/etc/openvswitch/conf.db, made
-# by ovsdb-tool create on a node's first start, as ovs-ctl does).
+# built-in defaults) and no OVS database (/etc/openvswitch/conf.db, a link
+# into /var/lib/openvswitch: ovsdb-tool create on a node's first start,
+# as ovs-ctl does).
 _NOVA_COMPUTE = dataclasses.replace(
     _NOVA, name='nova-compute',
     # Not libvirt-daemon-system: systemd units, polkitd, logrotate and
     # libvirt's default network, none of use in a container; its users
     # and directories are made below. dmidecode: its Recommends, libvirt
     # reads the host's SMBIOS with it. genisoimage: config drives.
-    packages=('ca-certificates', 'passwd', 'python3', 'python3-venv',
+    packages=('ca-certificates', 'passwd', 'python3', 'python3-venv', 'tini',
               'libvirt-daemon', 'libvirt-daemon-driver-qemu',
               'libvirt-clients', 'python3-libvirt', 'qemu-system-x86',
               'qemu-utils', 'dmidecode', 'openvswitch-switch', 'ovn-host',
@@ -222,14 +229,17 @@ _NOVA_COMPUTE = dataclasses.replace(
     'install -d -m 750 -o libvirt-qemu -g libvirt-qemu '
     '/var/lib/libvirt/qemu /var/lib/libvirt/qemu/channel '
     '/var/lib/libvirt/qemu/channel/target\n'
-    'install -d /etc/libvirt/qemu /var/log/libvirt/qemu /run/libvirt '
-    '/run/openvswitch /run/ovn\n'
+    'install -d /etc/libvirt/qemu /var/log/libvirt/qemu\n'
     # Debian's libvirt binding, built for this libvirt and this Python
     # (the venv's is /usr/bin/python3): only its modules, linked into the
     # venv, rather than libvirt-python compiled against libvirt-dev, or a
     # .pth that would put all of dist-packages (Debian's ovs) on its path.
     'ln -s /usr/lib/python3/dist-packages/libvirt* "$(python3 -c '
     "'import sysconfig; print(sysconfig.get_paths()[\"purelib\"])')\"\n",
+    # PID 1 reaps orphans: QEMU's capability probes daemonize, and libvirtd
+    # as PID 1 leaves them zombies, waiting 40 s on each (-s: a subreaper
+    # too, where a pod's pause is PID 1).
+    entrypoint=('tini', '-s', '--'),
     ports=())
 # Neutron (issue 37): its API (neutron.wsgi.api; 29.0.0 has no
 # neutron-server) under uWSGI; neutron-rpc-server, neutron-periodic-workers,
