@@ -152,7 +152,8 @@ class ReferenceTest(unittest.TestCase):
                            0o755),), compute.files)
         self.assertEqual((), compute.ports)
         # A reaper as PID 1, for the daemonizing QEMU probes of libvirtd.
-        self.assertEqual(('tini', '-s', '--'), compute.entrypoint)
+        self.assertEqual(('tini', '-s', '-e', '143', '--'),
+                         compute.entrypoint)
         self.assertIn('tini', compute.packages)
         self.assertFalse({'uwsgi-core', 'libvirt-daemon-system'} &
                          set(compute.packages))

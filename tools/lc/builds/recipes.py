@@ -238,8 +238,10 @@ _NOVA_COMPUTE = dataclasses.replace(
     "'import sysconfig; print(sysconfig.get_paths()[\"purelib\"])')\"\n",
     # PID 1 reaps orphans: QEMU's capability probes daemonize, and libvirtd
     # as PID 1 leaves them zombies, waiting 40 s on each (-s: a subreaper
-    # too, where a pod's pause is PID 1).
-    entrypoint=('tini', '-s', '--'),
+    # too, where a pod's pause is PID 1). OVS's and OVN's daemons end on
+    # SIGTERM by raising it again: that exit (143) is a clean stop, as in
+    # the ovn image.
+    entrypoint=('tini', '-s', '-e', '143', '--'),
     ports=())
 # Neutron (issue 37): its API (neutron.wsgi.api; 29.0.0 has no
 # neutron-server) under uWSGI; neutron-rpc-server, neutron-periodic-workers,
