@@ -58,6 +58,7 @@ class ReferenceTest(unittest.TestCase):
             'glance-2026.1': 'localhost/heat-k8s/glance:32.0.0',
             'placement-2026.1': 'localhost/heat-k8s/placement:15.0.0',
             'nova': 'localhost/heat-k8s/nova:34.0.0',
+            'nova-compute': 'localhost/heat-k8s/nova-compute:34.0.0',
             'neutron': 'localhost/heat-k8s/neutron:29.0.0',
             'rabbitmq': 'localhost/heat-k8s/rabbitmq:3.10',
             'ovn': 'localhost/heat-k8s/ovn:23.03',
@@ -104,7 +105,8 @@ class ReferenceTest(unittest.TestCase):
         names = {i.name for i in recipes.OPTIONAL_IMAGES}
         self.assertEqual({'keystone-2025.2', 'keystone-2026.1', 'glance',
                           'placement', 'glance-2026.1', 'placement-2026.1',
-                          'nova', 'neutron', 'rabbitmq', 'ovn'}, names)
+                          'nova', 'nova-compute', 'neutron', 'rabbitmq',
+                          'ovn'}, names)
         self.assertFalse(names & {i.name for i in images._selected(None)})
         self.assertEqual(('glance', 'placement'), tuple(
             i.name for i in images._selected(['placement', 'glance'])))
@@ -138,6 +140,32 @@ class ReferenceTest(unittest.TestCase):
         self.assertEqual(default + ['glance', 'dns'],
                          [ref for ref, _ in pairs])
         self.assertIn(('glance', built), pairs)
+
+    def test_the_compute_image_is_novas_venv_without_its_apis(self):
+        nova, compute = (recipes.BY_NAME[n] for n in ('nova', 'nova-compute'))
+        for field in ('version_key', 'requirements', 'venv', 'pin', 'cmd',
+                      'env', 'user'):
+            self.assertEqual(getattr(nova, field), getattr(compute, field),
+                             field)
+        self.assertIn(('KOLLA_SERVICE_NAME', 'nova'), compute.env)
+        self.assertEqual((('kolla/kolla_start', '/usr/local/bin/kolla_start',
+                           0o755),), compute.files)
+        self.assertEqual((), compute.ports)
+        # A reaper as PID 1, for the daemonizing QEMU probes of libvirtd.
+        self.assertEqual(('tini', '-s', '-e', '143', '--'),
+                         compute.entrypoint)
+        self.assertIn('tini', compute.packages)
+        self.assertFalse({'uwsgi-core', 'libvirt-daemon-system'} &
+                         set(compute.packages))
+        for package in ('libvirt-daemon-driver-qemu', 'python3-libvirt',
+                        'qemu-system-x86', 'openvswitch-switch', 'ovn-host'):
+            self.assertIn(package, compute.packages)
+        # nova's own steps first (its user, its directories), then QEMU's
+        # user at Debian's uid and the binding linked into the venv.
+        self.assertTrue(compute.script.startswith(nova.script))
+        self.assertIn('--uid 64055 --gid kvm', compute.script)
+        self.assertIn('ln -s /usr/lib/python3/dist-packages/libvirt* ',
+                      compute.script)
 
     def test_archive_named_after_tag_and_recipe(self):
         image = recipes.BY_NAME['postgres']
@@ -212,7 +240,7 @@ class RecipeHashTest(unittest.TestCase):
         self.append('kolla/kolla_start', '# a change\n')
         after = {i.name: self.hash(i) for i in recipes.ALL_IMAGES}
         self.assertEqual({'keystone', 'glance', 'placement', 'nova',
-                          'neutron'} | {
+                          'nova-compute', 'neutron'} | {
             'keystone-' + series for series in recipes.KEYSTONE_SERIES} | {
             name + '-' + recipes.UPGRADE_SERIES
             for name in ('glance', 'placement')}, {
@@ -244,7 +272,7 @@ class RecipeHashTest(unittest.TestCase):
                 ('KEYSTONE_2026_1_VERSION', '29.1.1', {'keystone-2026.1'}),
                 ('GLANCE_VERSION', '33.0.1', {'glance'}),
                 ('PLACEMENT_VERSION', '16.0.1', {'placement'}),
-                ('NOVA_VERSION', '34.0.1', {'nova'}),
+                ('NOVA_VERSION', '34.0.1', {'nova', 'nova-compute'}),
                 ('NEUTRON_VERSION', '29.0.1', {'neutron'}),
                 ('HEAT_VERSION', '28.0.0', set())):
             versions = dict(VERSIONS, **{key: value})
@@ -285,6 +313,24 @@ class ArchivePruneTest(unittest.TestCase):
                           os.path.join(cache, names[3]))
         self.assertEqual(sorted(names[1:2] + names[3:]),
                          sorted(os.listdir(cache)))
+
+
+    def test_nova_keeps_the_compute_images_archive(self):
+        # nova-compute-<tag>-<hash>.tar starts with nova's prefix too.
+        cache = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, cache)
+        names = ['nova-34.0.0-0000.tar', 'nova-34.0.0-1111.tar',
+                 'nova-compute-34.0.0-2222.tar',
+                 'nova-compute-34.0.0-3333.tar']
+        for name in names:
+            open(os.path.join(cache, name), 'w').close()
+        with mock.patch.object(images, 'images_cache', return_value=cache):
+            images._prune(recipes.BY_NAME['nova'],
+                          os.path.join(cache, names[1]))
+            self.assertEqual(sorted(names[1:]), sorted(os.listdir(cache)))
+            images._prune(recipes.BY_NAME['nova-compute'],
+                          os.path.join(cache, names[3]))
+        self.assertEqual([names[1], names[3]], sorted(os.listdir(cache)))
 
 
 class ConfigurationTest(unittest.TestCase):

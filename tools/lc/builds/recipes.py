@@ -183,6 +183,66 @@ _NOVA = _openstack_service(
     script='install -m 644 /var/lib/kolla/venv/etc/nova/api-paste.ini '
            '/etc/nova/\n',
     more_apis=(('nova-metadata', 8775),))
+# A compute node of Nova (issue 37): nova-compute from nova's venv, with
+# the daemons it drives beside it, one container each, the command (or
+# config.json's) saying which: libvirtd with QEMU/KVM, and ML2/OVN's
+# ovsdb-server, ovs-vswitchd (the netdev datapath: no kernel module
+# needed) and ovn-controller. Root, privileged, with /dev/kvm; libvirt's
+# and OVS's state (/run/libvirt, /var/lib/libvirt, /run/openvswitch, the
+# OVS database, /var/lib/nova/instances) shared between its containers.
+# /run arrives empty (the build's is cleaned): /run/openvswitch and
+# /run/ovn, which OVS's and OVN's daemons do not make, are the
+# deployment's (config.json's permissions make a missing path). libvirtd
+# wants virtlogd beside it (QEMU's console logs, libvirt's default
+# stdio_handler): its own container, sharing /run/libvirt and
+# /var/log/libvirt.
+# No configuration of its own: libvirtd.conf and qemu.conf absent (libvirt's
+# built-in defaults) and no OVS database (/etc/openvswitch/conf.db, a link
+# into /var/lib/openvswitch: ovsdb-tool create on a node's first start,
+# as ovs-ctl does).
+_NOVA_COMPUTE = dataclasses.replace(
+    _NOVA, name='nova-compute',
+    # Not libvirt-daemon-system: systemd units, polkitd, logrotate and
+    # libvirt's default network, none of use in a container; its users
+    # and directories are made below. dmidecode: its Recommends, libvirt
+    # reads the host's SMBIOS with it. genisoimage: config drives.
+    packages=('ca-certificates', 'passwd', 'python3', 'python3-venv', 'tini',
+              'libvirt-daemon', 'libvirt-daemon-driver-qemu',
+              'libvirt-clients', 'python3-libvirt', 'qemu-system-x86',
+              'qemu-utils', 'dmidecode', 'openvswitch-switch', 'ovn-host',
+              'iproute2', 'genisoimage'),
+    files=(('kolla/kolla_start', '/usr/local/bin/kolla_start', 0o755),),
+    # QEMU runs as libvirt-qemu in group kvm, as Debian's
+    # libvirt-daemon-system makes them: uid and gid 64055 (Debian's
+    # allocation), so a volume's instance files keep their owner. /dev/kvm
+    # arrives with the host's owner and mode (here root, 0600): the
+    # deployment gives it to group kvm (config.json's permissions).
+    script=_NOVA.script +
+    'getent group kvm >/dev/null || groupadd --system kvm\n'
+    'groupadd --system libvirt\n'
+    'groupadd --system --gid 64055 libvirt-qemu\n'
+    'useradd --system --uid 64055 --gid kvm --groups libvirt-qemu '
+    '--home-dir /var/lib/libvirt --no-create-home '
+    '--shell /usr/sbin/nologin libvirt-qemu\n'
+    'install -d -m 711 /var/lib/libvirt /var/lib/libvirt/images '
+    '/var/lib/libvirt/boot /var/cache/libvirt /var/cache/libvirt/qemu\n'
+    'install -d -m 750 -o libvirt-qemu -g libvirt-qemu '
+    '/var/lib/libvirt/qemu /var/lib/libvirt/qemu/channel '
+    '/var/lib/libvirt/qemu/channel/target\n'
+    'install -d /etc/libvirt/qemu /var/log/libvirt/qemu\n'
+    # Debian's libvirt binding, built for this libvirt and this Python
+    # (the venv's is /usr/bin/python3): only its modules, linked into the
+    # venv, rather than libvirt-python compiled against libvirt-dev, or a
+    # .pth that would put all of dist-packages (Debian's ovs) on its path.
+    'ln -s /usr/lib/python3/dist-packages/libvirt* "$(python3 -c '
+    "'import sysconfig; print(sysconfig.get_paths()[\"purelib\"])')\"\n",
+    # PID 1 reaps orphans: QEMU's capability probes daemonize, and libvirtd
+    # as PID 1 leaves them zombies, waiting 40 s on each (-s: a subreaper
+    # too, where a pod's pause is PID 1). OVS's and OVN's daemons end on
+    # SIGTERM by raising it again: that exit (143) is a clean stop, as in
+    # the ovn image.
+    entrypoint=('tini', '-s', '-e', '143', '--'),
+    ports=())
 # Neutron (issue 37): its API (neutron.wsgi.api; 29.0.0 has no
 # neutron-server) under uWSGI; neutron-rpc-server, neutron-periodic-workers,
 # neutron-ovn-metadata-agent, neutron-ovn-agent and neutron-db-manage from
@@ -326,7 +386,8 @@ _EARLIER_SERVICES = (_earlier(_GLANCE, UPGRADE_SERIES),
 # The tests that run them name them; their functional tests run where
 # they are built (tests/functional/test_images.py).
 OPTIONAL_IMAGES = (_EARLIER_KEYSTONES + (_GLANCE, _PLACEMENT) +
-                   _EARLIER_SERVICES + (_NOVA, _NEUTRON, _RABBITMQ, _OVN))
+                   _EARLIER_SERVICES + (_NOVA, _NOVA_COMPUTE, _NEUTRON,
+                                        _RABBITMQ, _OVN))
 ALL_IMAGES = IMAGES + OPTIONAL_IMAGES
 BY_NAME = {i.name: i for i in ALL_IMAGES}
 # Recipes whose image is another recipe's repository at another tag
