@@ -13,6 +13,7 @@
 """tools/lc/daemons.py with real processes and sockets."""
 
 import http.server
+import json
 import os
 import socket
 import stat
@@ -140,3 +141,51 @@ def test_written_files_are_private(tmp_path):
     with open(path) as f:
         assert f.read() == 'secret = 1\n'
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+
+
+def test_an_exited_process_is_shown_from_its_last_traceback(tmp_path):
+    """A hand-made uWSGI log: its banner and a worker's warning are cut,
+    the traceback that ended it is not."""
+    os.makedirs(tmp_path / 'logs')
+    lines = ['*** Starting uWSGI ***\n'] + ['banner %d\n' % i
+                                             for i in range(40)] + [
+        'Traceback (most recent call last):\n',
+        '  File "heat/wsgi/api.py", line 1, in <module>\n',
+        'OSError: [Errno 98] Address already in use\n',
+        '*** no app loaded. GAME OVER ***\n',
+        '  from cgi import parse_header\n']
+    (tmp_path / 'logs' / 'heat-api.log').write_text(''.join(lines))
+    shown = procs.why_exited(str(tmp_path), 'heat-api')
+    assert shown.startswith('Traceback (most recent call last):\n')
+    assert shown.endswith('  from cgi import parse_header\n')
+    (tmp_path / 'logs' / 'heat-api.log').write_text(''.join(lines[:41]))
+    assert procs.why_exited(str(tmp_path), 'heat-api', lines=3) == (
+        'banner 37\nbanner 38\nbanner 39\n')
+    assert procs.why_exited(str(tmp_path), 'nothing') == '(no log)'
+
+
+def test_ports_are_held_for_their_cloud_until_it_is_gone(tmp_path):
+    registry = str(tmp_path / 'ports.json')
+    clouds = [tmp_path / 'a', tmp_path / 'b']
+    for c in clouds:
+        c.mkdir()
+    picked = [procs.free_port(str(c), registry) for c in clouds * 20]
+    assert len(set(picked)) == 40
+    low, high = procs.PORT_RANGE
+    assert all(low <= p <= high for p in picked)
+    with open(registry) as f:
+        assert len(json.load(f)) == 40
+    os.rmdir(clouds[0])
+    procs.free_port(str(clouds[1]), registry)
+    with open(registry) as f:
+        held = json.load(f)
+    assert set(held.values()) == {str(clouds[1])} and len(held) == 21
+
+
+def test_a_port_in_use_is_not_picked(tmp_path, monkeypatch):
+    with socket.socket() as taken:
+        taken.bind(('127.0.0.1', 0))
+        port = taken.getsockname()[1]
+        monkeypatch.setattr(procs, 'PORT_RANGE', (port, port))
+        with pytest.raises(RuntimeError, match='no free port'):
+            procs.free_port(str(tmp_path), str(tmp_path / 'ports.json'))

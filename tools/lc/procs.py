@@ -16,18 +16,57 @@ A pid file holds the pid and the executable it was started from, so `down`
 never signals a process it did not start even if the pid was reused.
 """
 
+import fcntl
 import json
 import os
+import random
 import signal
 import socket
 import subprocess
 import time
 
+from tools.lc import paths
 
-def free_port():
+# The local clouds' ports: below Kubernetes' NodePorts (30000-32767) and
+# the kernel's ephemeral ports (32768-60999), which every outgoing
+# connection draws from: a port picked there and bound seconds later may
+# be a client socket's by then, and its server's bind fails.
+PORT_RANGE = (20000, 29999)
+
+
+def free_port(owner, registry=None):
+    """A port of PORT_RANGE that binds now and that no other local cloud
+    holds, held for `owner` (a state directory) while that exists: two
+    clouds starting at once never pick the same one."""
+    registry = registry or os.path.join(paths.cache_dir(), 'ports.json')
+    os.makedirs(os.path.dirname(registry), exist_ok=True)
+    with open(registry + '.lock', 'a') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            with open(registry) as f:
+                held = json.load(f)
+        except (OSError, ValueError):
+            held = {}
+        held = {p: o for p, o in held.items() if os.path.isdir(o)}
+        pick = random.SystemRandom()
+        for _ in range(500):
+            port = pick.randint(*PORT_RANGE)
+            if str(port) not in held and _binds(port):
+                held[str(port)] = os.path.abspath(owner)
+                with open(registry + '.tmp', 'w') as f:
+                    json.dump(held, f, indent=1, sort_keys=True)
+                os.replace(registry + '.tmp', registry)
+                return port
+    raise RuntimeError('no free port in %d-%d' % PORT_RANGE)
+
+
+def _binds(port):
     with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
+        try:
+            s.bind(('127.0.0.1', port))
+        except OSError:
+            return False
+    return True
 
 
 def _pidfile(state_dir, name):
@@ -120,8 +159,8 @@ def wait_for(check, what, timeout, log_name=None, state_dir=None):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if log_name and not running(state_dir, log_name):
-            raise RuntimeError('%s exited; last log lines:\n%s'
-                               % (log_name, tail(state_dir, log_name)))
+            raise RuntimeError('%s exited; its log:\n%s'
+                               % (log_name, why_exited(state_dir, log_name)))
         try:
             if check():
                 return
@@ -133,6 +172,21 @@ def wait_for(check, what, timeout, log_name=None, state_dir=None):
         msg += '; last log lines of %s:\n%s' % (log_name,
                                                 tail(state_dir, log_name))
     raise RuntimeError(msg)
+
+
+def why_exited(state_dir, name, lines=30):
+    """The log from its last traceback (what a CI report's cut would
+    otherwise hide behind a banner), or its last `lines`."""
+    try:
+        with open(log_path(state_dir, name), errors='replace') as f:
+            log = f.readlines()
+    except OSError:
+        return '(no log)'
+    starts = [i for i, line in enumerate(log)
+              if line.startswith('Traceback (most recent call last)')]
+    if starts and len(log) - starts[-1] <= 3 * lines:
+        return ''.join(log[starts[-1]:])
+    return ''.join(log[-lines:])
 
 
 def tail(state_dir, name, lines=30):

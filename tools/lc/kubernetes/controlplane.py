@@ -105,7 +105,8 @@ class Cluster(object):
         """A port kept across restarts, so clients' URLs stay valid."""
         ports = self.info.setdefault('ports', {})
         if name not in ports:
-            ports[name] = procs.free_port()
+            os.makedirs(self.state_dir, exist_ok=True)
+            ports[name] = procs.free_port(self.state_dir)
             self.save()
         return ports[name]
 
