@@ -20,9 +20,11 @@ connected to MariaDB and RabbitMQ.
 
 import json
 import os
+import time
 
 import pytest
 
+from tests.e2e import stacks
 from tests.functional import cloud
 
 TENANTS = ('demo', 'other')
@@ -211,3 +213,25 @@ def test_engine_workers_reached_mariadb_and_rabbitmq(localcloud):
         remote = _established_remote_ports(pid)
         assert ports['rabbitmq'] in remote, (pid, remote)
         assert ports['mariadb'] in remote, (pid, remote)
+
+
+def test_nested_stacks_waiting_at_once_do_not_starve_their_children(
+        localcloud):
+    # In convergence a parent resource holds an executor thread until its
+    # nested stack is complete: 49 parents waiting at once (1 group, 24
+    # members, 24 inner stacks) starved the leaves of the former 8 threads
+    # per worker (16 in all), and the stack sat until its timeout.
+    heat = stacks.Heat(localcloud)
+    name = stacks.unique('nested-wide')
+    started = time.monotonic()
+    created = localcloud.openstack(
+        'stack', 'create', '--timeout', '4', '-t',
+        stacks.template('nested-wide.yaml'), name)
+    try:
+        shown = heat.wait(created['id'], timeout=300)
+        assert shown.stack_status == 'CREATE_COMPLETE', (
+            shown.stack_status_reason)
+        print('\n49 nested stacks waiting at once: CREATE_COMPLETE after '
+              '%.0fs' % (time.monotonic() - started))
+    finally:
+        stacks.delete(localcloud, heat, created['id'], timeout=300)

@@ -66,10 +66,12 @@ enable_stack_abandon = true
 # (on by default) lets the service templates' hidden json parameters be
 # encrypted too. The leak tests read the database.
 encrypt_parameters_and_properties = true
-# The install guide's starting points for many Kubernetes resources
-# (doc/source/install.rst, measured with tools/benchmark): fewer check
-# threads per worker (memory), a liveness answer a busy worker can give.
-executor_thread_pool_size = 8
+# oslo.messaging's 64 executor threads per worker (its default), not
+# fewer: in convergence a parent resource holds a thread until its nested
+# stack is complete, and with 8 the three control planes of the e2e run
+# held every thread while their children's checks queued, until the
+# stacks timed out (install guide, executor_thread_pool_size).
+# A liveness answer a busy worker can give:
 engine_life_check_timeout = 10
 
 [database]
