@@ -46,6 +46,9 @@ CONFIG_MISSING = frozenset({'CreateContainerConfigError'})
 # Reasons the volume controller gives on a claim it cannot bind: no
 # volume matches and no class provisions one, or its class is missing.
 CANNOT_BIND = frozenset({'FailedBinding', 'ProvisioningFailed'})
+# A workload controller's event (and ReplicaFailure reason) when the API
+# server refused a pod it created.
+FAILED_CREATE = 'FailedCreate'
 
 _clip, _reason = verdict.clip, verdict.reason
 
@@ -244,8 +247,36 @@ def binding_failure(events):
     latest = max(events or (), key=_event_time, default=None)
     if latest is None or latest.get('reason') not in CANNOT_BIND:
         return ''
-    return _reason({'reason': latest.get('reason'),
-                    'message': latest.get('message') or latest.get('note')})
+    return _event_reason(latest)
+
+
+def creation_refused(obj, events):
+    """'Reason: message' when the controller of `obj` cannot create its
+    pods (the API server refused them: an admission such as Pod Security,
+    a quota), else ''. A ReplicaSet or Deployment says so in its
+    ReplicaFailure condition; a StatefulSet, DaemonSet or Job only in its
+    events, where a later SuccessfulCreate means it got through."""
+    failure = fields.conditions_of(obj).get('ReplicaFailure') or {}
+    if failure.get('status') == 'True' and (
+            failure.get('reason') == FAILED_CREATE):
+        return _reason(failure)
+    creations = [e for e in events or ()
+                 if e.get('reason') in (FAILED_CREATE, 'SuccessfulCreate')]
+    latest = max(creations, key=_event_time, default=None)
+    if latest is None or latest.get('reason') != FAILED_CREATE:
+        return ''
+    return _event_reason(latest)
+
+
+def _event_message(event):
+    # core/v1 events say `message`; events.k8s.io/v1 ones say `note`.
+    return event.get('message') or event.get('note')
+
+
+def _event_reason(event):
+    """'Reason: message' of an event."""
+    return _reason({'reason': event.get('reason'),
+                    'message': _event_message(event)})
 
 
 def warning_events(events, limit=MAX_EVENTS):
@@ -254,7 +285,7 @@ def warning_events(events, limit=MAX_EVENTS):
     for event in sorted(events or (), key=_event_time, reverse=True):
         if event.get('type') != 'Warning':
             continue
-        key = (event.get('reason'), event.get('message') or event.get('note'))
+        key = (event.get('reason'), _event_message(event))
         seen[key] = seen.get(key, 0) + _event_count(event)
     texts = []
     for (reason, message), count in list(seen.items())[:limit]:
@@ -265,8 +296,7 @@ def warning_events(events, limit=MAX_EVENTS):
 
 def _quoted(event, message):
     """Whether message already says what the event says."""
-    said = ' '.join(str(event.get('message') or event.get('note') or
-                        '').split())
+    said = ' '.join(str(_event_message(event) or '').split())
     return bool(said) and said[:QUOTED] in message
 
 

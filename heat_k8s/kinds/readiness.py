@@ -357,4 +357,13 @@ def judged(obj, rule, related=None):
         for grace, stuck in STUCK_PODS:
             if stuck(pods):
                 return dataclasses.replace(result, stuck=grace)
+        # Pods the API server refuses to its controller do not exist to be
+        # stuck: the controller retries, the refusal stands.
+        refused = diagnosis.creation_refused(obj, (related or {}).get(
+            'events'))
+        if refused:
+            return dataclasses.replace(
+                result, stuck=PENDING,
+                message=_join(result.message, '' if refused in
+                              result.message else refused))
     return result

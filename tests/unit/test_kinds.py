@@ -56,7 +56,7 @@ class DeclarationTest(unittest.TestCase):
         self.assertEqual(('batch/v1', 'jobs', True),
                          (job.api_version, job.plural, job.namespaced))
         self.assertIs(readiness.job, job.ready)
-        self.assertEqual({'pods'}, job.explains)
+        self.assertEqual({'pods', 'events'}, job.explains)
         self.assertEqual(kinds.SUSPEND_FIELD, job.suspend)
         self.assertIn('spec.completions', job.immutable)
 

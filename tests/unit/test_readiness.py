@@ -754,7 +754,11 @@ class EvaluateTest(unittest.TestCase):
         self.assertIs(readiness.exists, declared['ConfigMap'].ready)
         self.assertIs(readiness.exists, declared['Role'].ready)
         self.assertIs(readiness.exists, kinds.declared('Database').ready)
-        self.assertEqual({'pods'}, declared['Job'].related)
+        # A Job's, StatefulSet's and DaemonSet's controller says only in
+        # events that the API server refuses their pods; a Deployment's in
+        # its ReplicaFailure condition.
+        for name in ('Job', 'StatefulSet', 'DaemonSet'):
+            self.assertEqual({'pods', 'events'}, declared[name].related)
         self.assertEqual({'pods'}, declared['Deployment'].related)
         self.assertEqual({'endpointslices'}, declared['Service'].related)
         self.assertEqual({'storageclass', 'events'},

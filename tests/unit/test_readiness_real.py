@@ -100,3 +100,53 @@ def test_a_claim_bound_to_a_local_volume():
 ])
 def test_probe_text(probe, text):
     assert diagnosis.probe_text(probe) == text
+
+
+# Recorded by hand on the local cloud's real node: a StatefulSet and a
+# Deployment of one privileged container applied with kubectl to the
+# demo project's namespace (Pod Security baseline), then `kubectl get
+# statefulset,deployment refused -o json` and the StatefulSet's events
+# (`kubectl get events --field-selector involvedObject.kind=StatefulSet,
+# involvedObject.name=refused -o json`) 20 s later.
+REFUSED = ('pods "refused-0" is forbidden: violates PodSecurity '
+           '"baseline:latest": privileged (container "one" must not set '
+           'securityContext.privileged=true)')
+
+
+def test_a_statefulset_whose_pods_are_refused_is_stuck():
+    sts = load('statefulset_refused')
+    events = load('events_statefulset_refused')
+    verdict = kinds.evaluate(sts, {'pods': [], 'events': events})
+    assert (verdict.state, verdict.stuck) == (PROGRESSING, readiness.PENDING)
+    assert verdict.message.startswith('0/1 replicas ready')
+    # The controller's words, clipped as every quoted text is.
+    assert ('; FailedCreate: Create Pod refused-0 in StatefulSet refused '
+            'failed error: ' + REFUSED)[:150] in verdict.message
+    # Without its events (read only to explain) nothing says it is stuck.
+    assert not kinds.evaluate(sts, {'pods': []}).stuck
+
+
+def test_a_later_successful_create_is_progress():
+    events = load('events_statefulset_refused')
+    created = dict(events[0], reason='SuccessfulCreate', type='Normal',
+                   lastTimestamp='2999-01-01T00:00:00Z')
+    assert diagnosis.creation_refused(load('statefulset_refused'),
+                                      events + [created]) == ''
+
+
+def test_a_deployment_whose_pods_are_refused_is_stuck():
+    verdict = kinds.evaluate(load('deployment_refused'), {'pods': []})
+    assert (verdict.state, verdict.stuck) == (PROGRESSING, readiness.PENDING)
+    refused = REFUSED.replace('refused-0', 'refused-6bb966fcdf-swjdb')
+    # Said once: the condition is the rule's message already.
+    assert verdict.message.count(refused) == 1, verdict.message
+
+
+def test_a_statefulset_whose_pod_no_node_takes_is_stuck():
+    # A compute role that names no node: the scheduler's words, from the
+    # pod (pod_unschedulable: recorded with a node selector nothing has).
+    sts = load('statefulset_refused')
+    verdict = kinds.evaluate(sts, {'pods': [load('pod_unschedulable')],
+                                   'events': []})
+    assert (verdict.state, verdict.stuck) == (PROGRESSING, readiness.PENDING)
+    assert 'Unschedulable' in verdict.message, verdict.message
