@@ -21,13 +21,15 @@ import subprocess
 import tempfile
 import unittest
 
-from tests.unit.test_agent_docker_cmd import load
+from tests.unit import scripts
 
-heat_config = load('heat_config.py', 'agent_heat_config')
-cleanup = load('hooks/docker_cmd.py', 'agent_docker_cmd_cleanup')
-files_cleanup = load('heat_k8s_files_cleanup.py', 'agent_files_cleanup')
-notify = load('heat_config_notify.py', 'agent_notify')
-install = load('install.py', 'agent_install')
+heat_config = scripts.load('agent_heat_config', 'agent', 'heat_config.py')
+cleanup = scripts.load('agent_docker_cmd_cleanup', 'agent', 'hooks',
+                       'docker_cmd.py')
+files_cleanup = scripts.load('agent_files_cleanup', 'agent',
+                             'heat_k8s_files_cleanup.py')
+notify = scripts.load('agent_notify', 'agent', 'heat_config_notify.py')
+install = scripts.load('agent_install', 'agent', 'install.py')
 
 
 class DispatchTest(unittest.TestCase):

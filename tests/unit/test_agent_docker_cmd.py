@@ -14,24 +14,15 @@
 """The docker-cmd hook's pure parts: ordering, labels, run/exec flags."""
 
 import base64
-import importlib.util
 import io
 import os
 import tempfile
 import unittest
 
-AGENT = os.path.join(os.path.dirname(__file__), '..', '..', 'agent')
+from tests.unit import scripts
 
-
-def load(relpath, name):
-    spec = importlib.util.spec_from_file_location(
-        name, os.path.join(AGENT, relpath))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-docker_cmd = load('hooks/docker_cmd.py', 'agent_docker_cmd')
+docker_cmd = scripts.load('agent_docker_cmd', 'agent', 'hooks',
+                          'docker_cmd.py')
 
 
 class OrderTest(unittest.TestCase):

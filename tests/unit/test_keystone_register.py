@@ -16,24 +16,15 @@
 (python-keystoneclient's managers as the script calls them): what it
 creates, and that running it again changes only what differs."""
 
-import importlib.util
 import os
 import types
 import unittest
 from unittest import mock
 
-SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
-                      'templates', 'identity', 'keystone-register.py')
+from tests.unit import scripts
 
-
-def _load():
-    spec = importlib.util.spec_from_file_location('keystone_register', SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-register = _load()
+register = scripts.load('keystone_register', 'templates', 'identity',
+                        'keystone-register.py')
 
 
 class Manager(object):

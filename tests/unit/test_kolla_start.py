@@ -14,8 +14,6 @@
 config.json's copies on local files; the command it runs."""
 
 import grp
-import importlib.machinery
-import importlib.util
 import os
 import pwd
 import shutil
@@ -24,17 +22,16 @@ import tempfile
 import unittest
 from unittest import mock
 
+from tests.unit import scripts
+
 IMAGES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), 'tools', 'images')
 SCRIPT = os.path.join(IMAGES_DIR, 'kolla', 'kolla_start')
 
 
-def _load(script=SCRIPT):
-    loader = importlib.machinery.SourceFileLoader('kolla_start', script)
-    spec = importlib.util.spec_from_loader('kolla_start', loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+def _load():
+    return scripts.load('kolla_start', 'tools', 'images', 'kolla',
+                        'kolla_start')
 
 
 kolla_start = _load()

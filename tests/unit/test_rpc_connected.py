@@ -16,11 +16,8 @@ an established connection to the broker's port. Its end to end run is
 tests/e2e/test_compute_cloud.py (both services Ready, then reporting up).
 """
 
-import importlib.util
-import os
+from tests.unit import scripts
 
-SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
-                      'templates', 'nova', 'rpc-connected.py')
 # Hand-made, in /proc/net/tcp's layout: a listener on 8775, a connection
 # to 10.96.0.12:5672 (0x1628) established, one to 3306 closing
 # (TIME_WAIT, 06).
@@ -36,14 +33,7 @@ HANDMADE_TCP = (
 HEADER_ONLY = HANDMADE_TCP.splitlines()[0] + '\n'
 
 
-def _load():
-    spec = importlib.util.spec_from_file_location('rpc_connected', SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-rpc = _load()
+rpc = scripts.load('rpc_connected', 'templates', 'nova', 'rpc-connected.py')
 
 
 def test_an_established_connection_to_the_port():
