@@ -18,12 +18,15 @@ what would be root on the host, an operator-marked namespace can.
 """
 
 import json
+import os
 import re
+import time
 import urllib.request
 import uuid
 
 import pytest
 
+from tests.e2e import stacks
 from tests.functional import cloud
 
 PRIVILEGED_POD = {
@@ -104,3 +107,41 @@ def test_an_operator_marked_namespace_admits_privileged_pods(localcloud):
     finally:
         admin_kubectl(localcloud, 'delete', 'namespace', ns, '--wait=false',
                       check=False)
+
+
+PRIVILEGED_SERVICE = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
+        __file__)))), 'templates', 'services', 'kubernetes',
+    'privileged-service.yaml')
+
+
+def test_a_privileged_service_outside_a_marked_namespace_fails_soon(
+        localcloud, tmp_path):
+    # Pod Security refuses the StatefulSet's pod to its controller, which
+    # retries for ever: the resource fails after [kubernetes]
+    # pending_grace (120 s) in the admission's words, not at the timeout.
+    params = tmp_path / 'params.yaml'
+    params.write_text(json.dumps({'parameters': {
+        'name': 'privileged', 'image': 'localhost/heat-k8s/memcached:1.6',
+        'processes': [{'name': 'one', 'command': ['sleep', 'infinity']}],
+        'target': {'namespace': '', 'cluster': '',
+                   'placement_label': 'role', 'deployment': 'refused'}}}))
+    heat = stacks.Heat(localcloud)
+    name = stacks.unique('privileged')
+    started = time.monotonic()
+    created = localcloud.openstack(
+        'stack', 'create', '--timeout', '10', '-t', PRIVILEGED_SERVICE,
+        '-e', str(params), name)
+    try:
+        shown = heat.wait(created['id'], timeout=600)
+        waited = time.monotonic() - started
+        assert shown.stack_status == 'CREATE_FAILED'
+        reason = shown.stack_status_reason
+        assert 'failed: no progress for 120s' in reason, reason
+        assert ('is forbidden: violates PodSecurity "baseline:latest": '
+                'privileged') in reason, reason
+        # The grace's words, not the timeout's ("not ready after").
+        print('\nprivileged pods refused: CREATE_FAILED after %.0fs'
+              % waited)
+    finally:
+        stacks.delete(localcloud, heat, created['id'])

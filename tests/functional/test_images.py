@@ -23,11 +23,9 @@ recipes.OPTIONAL_IMAGES) are not built by a plain `tools/localcloud
 images`. Their tests here run when asked for,
 HEAT_K8S_TEST_IMAGES=glance,placement (or "all"), building the image's
 current recipe if it is not the one cached; elsewhere they skip and say
-so. The end-to-end tests run all but nova, nova-compute, neutron,
-rabbitmq and ovn in a deployment (tests/e2e: test_upgrade,
-test_docker_host, test_controlplane_upgrade), so CI, which builds them,
-does not pay twice; those five are tested here only, until a template
-runs them.
+so. The end-to-end tests run every one of them in a deployment
+(tests/e2e: test_upgrade, test_docker_host, test_controlplane_upgrade,
+test_compute_cloud), so CI, which builds them, does not pay twice.
 """
 
 import base64

@@ -35,6 +35,7 @@ from tests.unit import heat_harness  # first: sets up Heat
 import configparser
 import os
 
+from heat.common import template_format
 from heat.engine import environment
 from heat.engine import stack
 from heat.engine import template as heat_template
@@ -112,6 +113,29 @@ class ControlPlaneValidateTest(heat_harness.KubernetesTestCase):
         self.assertValid(['kubernetes', 'localcloud-images',
                           'localcloud-controlplane-images',
                           'localcloud-kubernetes'])
+
+    def test_compute_nodes_on_kubernetes_only(self):
+        self.assertValid(['kubernetes'], params=dict(PARAMS, compute_count=1))
+        # A docker host's refuses a replica when its nested stack is made,
+        # before it makes anything (`template validate` checks no nested
+        # stack's parameter values).
+        with open(os.path.join(TEMPLATES, 'services', 'docker',
+                               'privileged-service.yaml')) as f:
+            docker = template_format.parse(f.read())
+        params = {'name': 'nova-compute', 'image': 'nova-compute:1',
+                  'processes': [], 'target': {}}
+        for replicas, refused in ((0, False), (1, True)):
+            tmpl = heat_template.Template(docker, env=environment.Environment(
+                {'parameters': dict(params, replicas=replicas)}))
+            parameters = tmpl.parameters(None, dict(params,
+                                                    replicas=replicas))
+            if refused:
+                error = self.assertRaises(Exception, parameters.validate,
+                                          validate_value=True)
+                self.assertIn('Compute nodes run on Kubernetes only',
+                              str(error))
+            else:
+                parameters.validate(validate_value=True)
 
     def test_a_service_switched_off(self):
         # Nova needs Glance, Placement and Neutron: off with them.
@@ -238,7 +262,8 @@ class ControlPlaneValidateTest(heat_harness.KubernetesTestCase):
                           'rabbitmq': 'controller',
                           'keystone': 'controller', 'glance': 'storage',
                           'placement': 'controller', 'neutron': 'controller',
-                          'nova': 'controller'}, resolved)
+                          'nova': 'controller', 'nova_compute': 'controller'},
+                         resolved)
 
 
     def tags(self, envs, **params):
@@ -282,6 +307,7 @@ def _sample(values):
         'messaging': {'host': 'rabbitmq.ns.svc', 'port': 5672,
                       'user': 'openstack',
                       'password': 'Secret-messaging_password-0123456789'},
+        'compute_virt_type': 'kvm',
     }
 
     def resolve(node):
@@ -393,6 +419,25 @@ class RenderedConfigurationTest(heat_harness.KubernetesTestCase):
                              conf[section]['auth_url'], section)
         self.assertEqual('true',
                          conf['service_user']['send_service_user_token'])
+        # The compute node's: libvirt with KVM, os-vif through the node's
+        # OVS socket, privileged helpers started without sudo (none in the
+        # image; nova-compute runs as root).
+        self.assertEqual('libvirt.LibvirtDriver',
+                         conf['DEFAULT']['compute_driver'])
+        self.assertEqual('kvm', conf['libvirt']['virt_type'])
+        emulated, _ = _render('nova.yaml', 'nova/nova.conf.j2',
+                              'nova_values', virt_type='qemu')
+        self.assertEqual('qemu', emulated['libvirt']['virt_type'])
+        # No metadata agent on the servers' networks: a config drive.
+        self.assertEqual('true', conf['DEFAULT']['force_config_drive'])
+        self.assertEqual('unix:/run/openvswitch/db.sock',
+                         conf['os_vif_ovs']['ovsdb_connection'])
+        for section in ('nova_sys_admin', 'vif_plug_ovs_privileged',
+                        'vif_plug_linux_bridge_privileged',
+                        'privsep_osbrick'):
+            self.assertEqual(
+                'privsep-helper --config-file /etc/nova/nova.conf',
+                conf[section]['helper_command'], section)
 
     def test_without_memcached(self):
         for template, conf, values in (
@@ -419,7 +464,11 @@ class RenderedConfigurationTest(heat_harness.KubernetesTestCase):
             rendered = [c['source'] for c in copies]
             for name, res in tmpl['resources'].items():
                 props = res.get('properties', {})
-                if 'config_templates' in props:
+                # The compute nodes' daemons read theirs where it is
+                # mounted: no kolla_start.
+                if res['type'] == 'OS::HeatK8s::PrivilegedService':
+                    self.assertEqual([path], list(props['config_templates']))
+                elif 'config_templates' in props:
                     self.assertEqual(rendered,
                                      list(props['config_templates']), name)
 

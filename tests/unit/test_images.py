@@ -413,6 +413,10 @@ class EnvironmentFileTest(unittest.TestCase):
             expected[name + '_version'] = tag[name]
         for name in ('rabbitmq', 'ovn'):
             expected[name + '_image'] = refs[name]
+        # The compute nodes' image, tagged as Nova's (nova_version).
+        self.assertEqual(tag['nova'], tag['nova-compute'])
+        expected['nova_compute_image'] = refs['nova-compute'].rsplit(
+            ':', 1)[0]
         # Nova and Neutron are built for the newest series only.
         for series, suffix, names in (
                 (recipes.UPGRADE_SERIES, '-' + recipes.UPGRADE_SERIES,
@@ -432,7 +436,8 @@ class EnvironmentFileTest(unittest.TestCase):
                     'memcached_image', 'glance_image', 'glance_version',
                     'placement_image', 'placement_version',
                     'neutron_image', 'neutron_version', 'nova_image',
-                    'nova_version', 'rabbitmq_image', 'ovn_image')),
+                    'nova_version', 'rabbitmq_image', 'ovn_image',
+                    'nova_compute_image')),
                 ('example/app.yaml', ('app_image', 'db_image'))):
             with open(os.path.join(REPO, 'templates', template)) as f:
                 params = yaml.safe_load(f)['parameters']

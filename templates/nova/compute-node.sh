@@ -1,0 +1,101 @@
+#!/bin/sh
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+# One process of a Nova compute node (OS::HeatK8s::ComputeNode), the first
+# argument saying which; each is a container of the node, sharing
+# /run/libvirt, /run/openvswitch, /var/lib/openvswitch and /var/lib/nova.
+# Each waits for what it connects to and then replaces this shell, so that
+# a daemon's exit is its container's and nothing restarts for want of a
+# socket that was a moment away.
+#
+#   virtlogd | libvirtd | ovsdb-server | ovs-vswitchd | ovn-controller |
+#   nova-compute
+#
+# ovn-controller reads OVN_SB_DB (its southbound database), POD_IP (the
+# tunnels' address) and the host name (the chassis, as Nova's host).
+set -eu
+
+OVS_DB=/var/lib/openvswitch/conf.db
+OVS_SOCK=/run/openvswitch/db.sock
+LIBVIRT_SOCK=/run/libvirt/libvirt-sock
+
+wait_for() {  # path what: wait up to 120 s for a socket
+  i=0
+  until [ -S "$1" ]; do
+    i=$((i + 1))
+    if [ "$i" -gt 240 ]; then
+      echo "compute-node: no $2 after 120 s ($1)" >&2
+      exit 1
+    fi
+    sleep 0.5
+  done
+}
+
+case "${1:-}" in
+virtlogd)
+  exec virtlogd
+  ;;
+libvirtd)
+  # QEMU runs as libvirt-qemu in group kvm; /dev/kvm arrives as the
+  # host's (root, 0600 here).
+  chgrp kvm /dev/kvm
+  chmod 0660 /dev/kvm
+  wait_for /run/libvirt/virtlogd-sock virtlogd
+  exec libvirtd
+  ;;
+ovsdb-server)
+  mkdir -p /run/openvswitch
+  [ -f "$OVS_DB" ] ||
+    ovsdb-tool create "$OVS_DB" /usr/share/openvswitch/vswitch.ovsschema
+  exec ovsdb-server "$OVS_DB" --remote="punix:$OVS_SOCK" \
+    --pidfile=/run/openvswitch/ovsdb-server.pid
+  ;;
+ovs-vswitchd)
+  wait_for "$OVS_SOCK" ovsdb-server
+  ovs-vsctl --no-wait init
+  # The userspace datapath: no kernel module (the node has none).
+  ovs-vsctl --no-wait --may-exist add-br br-int -- \
+    set bridge br-int datapath_type=netdev fail-mode=secure
+  exec ovs-vswitchd "unix:$OVS_SOCK" \
+    --pidfile=/run/openvswitch/ovs-vswitchd.pid
+  ;;
+ovn-controller)
+  wait_for "$OVS_SOCK" ovsdb-server
+  mkdir -p /run/ovn
+  ovs-vsctl --no-wait set open . \
+    "external_ids:system-id=$(hostname)" \
+    "external_ids:hostname=$(hostname)" \
+    "external_ids:ovn-remote=$OVN_SB_DB" \
+    external_ids:ovn-encap-type=geneve \
+    "external_ids:ovn-encap-ip=$POD_IP" \
+    external_ids:ovn-bridge-datapath-type=netdev \
+    external_ids:ovn-bridge=br-int
+  exec ovn-controller "unix:$OVS_SOCK" \
+    --pidfile=/run/ovn/ovn-controller.pid
+  ;;
+nova-compute)
+  wait_for "$LIBVIRT_SOCK" libvirtd
+  wait_for "$OVS_SOCK" ovsdb-server
+  mkdir -p /var/lib/nova/instances /var/lib/nova/tmp
+  # The node's address is the pod's: Nova's guess, the route off the
+  # machine, finds none and says 127.0.0.1.
+  printf '[DEFAULT]\nmy_ip = %s\n' "$POD_IP" >/var/lib/nova/my_ip.conf
+  exec nova-compute --config-file /etc/nova/nova.conf \
+    --config-file /var/lib/nova/my_ip.conf
+  ;;
+*)
+  echo "usage: $0 virtlogd|libvirtd|ovsdb-server|ovs-vswitchd|" \
+    "ovn-controller|nova-compute" >&2
+  exit 2
+  ;;
+esac
