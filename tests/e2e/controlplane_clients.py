@@ -127,3 +127,22 @@ def answers(localcloud, auth_url, password, workdir, name):
             'placement': status, 'providers': body.get('resource_providers'),
             'placement_without_token': refused,
             'seconds': time.monotonic() - started}
+
+
+def assert_nothing_left(localcloud, name, prefix, env=None):
+    """Stack `name` is gone (for the user of `env`, by default demo), and
+    so is every object it made: named after it (Heat's names) or labelled
+    with a service of `prefix`."""
+    listed = cloud.run(
+        ['openstack', 'stack', 'list', '--property', 'name=' + name, '-f',
+         'json'], env=env or dict(localcloud.env, OS_CLOUD='demo'),
+        timeout=120).stdout
+    assert json.loads(listed) == []
+    objects = json.loads(cloud.run(
+        ['kubectl', 'get', 'all,configmap,secret,pvc,networkpolicy', '-A',
+         '-o', 'json'], env=localcloud.env).stdout)['items']
+    left = [o['kind'] + '/' + o['metadata']['name'] for o in objects
+            if o['metadata']['name'].startswith(name) or (
+                o['metadata'].get('labels') or {}).get(
+                    'app.kubernetes.io/name', '').startswith(prefix)]
+    assert left == []

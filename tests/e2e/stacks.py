@@ -66,8 +66,8 @@ def template(name):
 class Heat(object):
     """python-heatclient as one of the clouds.yaml users."""
 
-    def __init__(self, localcloud, os_cloud='demo'):
-        with open(localcloud.env['OS_CLIENT_CONFIG_FILE']) as f:
+    def __init__(self, localcloud, os_cloud='demo', clouds_file=None):
+        with open(clouds_file or localcloud.env['OS_CLIENT_CONFIG_FILE']) as f:
             conf = json.load(f)['clouds'][os_cloud]
         sess = ks_session.Session(auth=v3.Password(**conf['auth']),
                                   verify=conf.get('cacert', True))

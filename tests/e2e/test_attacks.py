@@ -37,7 +37,6 @@ import configparser
 import hashlib
 import json
 import os
-import secrets
 import time
 import uuid
 
@@ -48,17 +47,17 @@ import pytest
 from heat_k8s.rendering import checksum
 from heat_k8s.secrecy import keyring
 from tests.e2e import connect
+from tests.e2e import projects
 from tests.e2e import stacks
 from tests.functional import cloud
 
-ROLE = 'member'
 PORT = 8080
 # A TCP server in Debian's base image (perl-base is essential there).
 SERVE = ('use IO::Socket::INET; my $s = IO::Socket::INET->new('
          'LocalPort => %d, Listen => 64, ReuseAddr => 1) or die $!; '
          'while (1) { my $c = $s->accept or next; print $c "ok\\n"; '
          'close $c }' % PORT)
-DEFAULT_POLICY = 'allow-same-namespace'
+DEFAULT_POLICY = projects.DEFAULT_POLICY
 BASELINE = 'baselineadminnetworkpolicy.policy.networking.k8s.io/default'
 DROPPED = 124  # timeout(1): the SYN was dropped until CONNECT_TIMEOUT
 REFUSED_ANSWER = 'Forbidden'
@@ -66,52 +65,7 @@ REFUSED_ANSWER = 'Forbidden'
 LEARNT = 2
 
 
-def admin_kubectl(localcloud, *args, stdin=None, check=True):
-    return cloud.run(['kubectl', *args], input=stdin, check=check,
-                     env=localcloud.env, timeout=120)
-
-
-class Project(object):
-    """A Keystone project and its member, as the operator made them."""
-
-    def __init__(self, localcloud, name, project_id, password, clouds_file):
-        self.localcloud = localcloud
-        self.name = name
-        self.id = project_id
-        self.namespace = project_id  # the syncer's namespace-format "%i"
-        self.env = dict(localcloud.env, OS_CLIENT_CONFIG_FILE=clouds_file,
-                        OS_CLOUD=name)
-        self.password = password
-        self._token = None
-
-    def token(self):
-        if self._token is None:
-            issued = cloud.run(['openstack', 'token', 'issue', '-f', 'json'],
-                               env=self.env, timeout=120)
-            self._token = json.loads(issued.stdout)['id']
-        return self._token
-
-    def openstack(self, *args, check=True):
-        """`openstack` as the member; the result (no check: refusals are
-        what the attacks expect)."""
-        return cloud.run(['openstack', *args], env=self.env, timeout=600,
-                         check=check)
-
-    def kubectl(self, *args, stdin=None):
-        return self.localcloud.kubectl(self.token(), '-n', self.namespace,
-                                       *args, stdin=stdin)
-
-
-def _clouds_file(localcloud, name, password, path):
-    """The admin's clouds.yaml entry, for the new member."""
-    with open(localcloud.env['OS_CLIENT_CONFIG_FILE']) as f:
-        entry = json.load(f)['clouds']['admin']  # JSON is YAML
-    entry['auth'].update(username=name, password=password,
-                         project_name=name)
-    with open(path, 'w') as f:
-        json.dump({'clouds': {name: entry}}, f)
-    os.chmod(path, 0o600)
-    return str(path)
+admin_kubectl = projects.admin_kubectl
 
 
 @pytest.fixture(scope='module')
@@ -119,37 +73,9 @@ def third_project(localcloud, tmp_path_factory):
     """A project (and its member) an operator adds once the cloud is up,
     with the namespace k8s-keystone-auth's syncer created for it and the
     NetworkPolicy the cluster gave that namespace."""
-    name = 'e2e-third-' + uuid.uuid4().hex[:6]
-    password = secrets.token_urlsafe(18)
-    admin = dict(os_cloud='admin')
-    project = localcloud.openstack('project', 'create', '--domain',
-                                   'Default', name, **admin)
-    try:
-        user = localcloud.openstack(
-            'user', 'create', '--domain', 'Default', '--project', name,
-            '--password', password, name, **admin)
-        localcloud.run('openstack', 'role', 'add', '--user', user['id'],
-                       '--project', project['id'], ROLE, **admin)
-        third = Project(localcloud, name, project['id'], password,
-                        _clouds_file(localcloud, name, password,
-                                     tmp_path_factory.mktemp(name) /
-                                     'clouds.yaml'))
-        # The member's first request makes the syncer create the namespace
-        # and the member's RoleBinding; the controller then adds the
-        # namespace's default NetworkPolicy.
-        cloud.wait_until(
-            lambda: third.kubectl('get', 'networkpolicy',
-                                  DEFAULT_POLICY).returncode == 0,
-            'namespace %s and its default policy' % third.namespace,
-            timeout=90, interval=1)
-        yield third
-    finally:
-        admin_kubectl(localcloud, 'delete', 'namespace', project['id'],
-                      '--wait=false', '--ignore-not-found', check=False)
-        localcloud.run('openstack', 'user', 'delete', '--domain', 'Default',
-                       name, check=False, **admin)
-        localcloud.run('openstack', 'project', 'delete', project['id'],
-                       check=False, **admin)
+    with projects.new_project(localcloud, 'e2e-third',
+                              str(tmp_path_factory.mktemp('third'))) as made:
+        yield made
 
 
 def _serve(localcloud, token, namespace, name):

@@ -12,25 +12,23 @@
 
 """The control plane with its compute services on the real node.
 
-``templates/controlplane.yaml`` with nothing switched off: MariaDB,
-memcached and RabbitMQ, Keystone, Glance, Placement, Neutron on ML2/OVN
-(OVN's two databases and ovn-northd) and Nova's control services (the
+``templates/controlplane.yaml`` with nothing switched off and one compute
+node: MariaDB, memcached and RabbitMQ, Keystone, Glance, Placement,
+Neutron on ML2/OVN (OVN's two databases and ovn-northd) and Nova (the
 cell setup, the compute and metadata APIs, nova-conductor,
-nova-scheduler), from the images built here. Through the stack's own
-Keystone, as its admin asks it: the catalog names every service; Nova's
-conductor and scheduler report up; a network, its subnet and a port made
-through Neutron are OVN's logical switch and port in the northbound
-database, and ovn-northd has made the switch a datapath in the
-southbound one; deleting them removes them there too. Then the stack
-deletes and leaves nothing behind.
-
-Run when asked for (HEAT_K8S_TEST_COMPUTE=1), not in the whole suite yet:
-beside the two other control planes of the e2e run (test_upgrade.py,
-test_controlplane_upgrade.py) heat-engine's workers both logged nothing
-for nine minutes, until the stacks' timeouts fired (README, "Known
-limitations": likely the local cloud's 8 executor threads per worker,
-held by TemplateResources waiting for their nested stacks). Alone it
-passes (446 s).
+nova-scheduler, and a compute node: nova-compute with libvirtd and KVM,
+Open vSwitch on its userspace datapath and ovn-controller, privileged
+containers of one pod), from the images built here. The stack is a
+project's that an operator adds once the cloud is up and whose namespace
+the operator labels privileged (Pod Security admits the compute node's
+pod there only). Through the stack's own Keystone, as its admin asks it:
+the catalog names every service; Nova's conductor, scheduler and compute
+report up, the compute host is a hypervisor of cell1 and an OVN chassis
+Neutron lists as its agent; a network, its subnet and a port made through
+Neutron are OVN's logical switch and port in the northbound database,
+and ovn-northd has made the switch a datapath in the southbound one;
+deleting them removes them there too. Then the stack deletes and leaves
+nothing behind.
 """
 
 import json
@@ -41,23 +39,19 @@ import uuid
 import pytest
 
 from tests.e2e import controlplane_clients as clients
+from tests.e2e import projects
+from tests.e2e import servers
 from tests.e2e import stacks
 from tests.e2e import test_docker_host as dh
 from tests.functional import cloud
 
 ADMIN_PASSWORD = 'cc-Admin-' + uuid.uuid4().hex[:12]
 IMAGES = ('mariadb', 'memcached', 'rabbitmq', 'keystone', 'glance',
-          'placement', 'ovn', 'neutron', 'nova')
+          'placement', 'ovn', 'neutron', 'nova', 'nova-compute')
 KUBE_ENVS = [os.path.join(dh.ENVIRONMENTS, n) for n in (
     'kubernetes.yaml', 'localcloud-images.yaml',
     'localcloud-controlplane-images.yaml', 'localcloud-kubernetes.yaml')]
-
-
-pytestmark = pytest.mark.skipif(
-    os.environ.get('HEAT_K8S_TEST_COMPUTE') != '1',
-    reason='the compute control plane is tested when asked for: '
-           'HEAT_K8S_TEST_COMPUTE=1 (beside the suite\'s other control '
-           'planes heat-engine stalled: the module docstring says how)')
+PRIVILEGED = 'pod-security.kubernetes.io/enforce=privileged'
 
 
 @pytest.fixture(scope='module')
@@ -65,57 +59,167 @@ def images(localcloud):
     stacks.ensure_images(localcloud, *IMAGES)
 
 
-def test_nova_and_neutron_answer_through_the_stacks_keystone(
-        localcloud, images):
+@pytest.fixture(scope='module')
+def operator_project(localcloud, tmp_path_factory):
+    """A project added after the cloud is up, its namespace labelled
+    privileged by the operator (a member cannot label it)."""
+    with projects.new_project(localcloud, 'e2e-compute', str(
+            tmp_path_factory.mktemp('compute'))) as made:
+        projects.admin_kubectl(localcloud, 'label', 'namespace',
+                               made.namespace, PRIVILEGED)
+        yield made
+
+
+class Deployed(object):
+    """The stack's names, outputs and its Keystone admin's OS_*."""
+
+    def __init__(self, name, prefix, suffix, outputs, env):
+        self.name = name
+        self.prefix = prefix
+        self.suffix = suffix
+        self.outputs = outputs
+        self.env = env
+        self.host = prefix + 'nova-compute-0'
+
+
+@pytest.fixture(scope='module')
+def deployed(localcloud, images, operator_project):
+    """The compute control plane with one compute node, shared by the
+    tests that read it; deleted after them, leaving nothing."""
     suffix = uuid.uuid4().hex[:6]
     name, prefix = 'cc-' + suffix, 'cc%s-' % suffix
+    project = operator_project
+    heat = stacks.Heat(localcloud, project.name,
+                       clouds_file=project.env['OS_CLIENT_CONFIG_FILE'])
     try:
         started = time.monotonic()
-        dh.create(localcloud, name, dh.CONTROLPLANE,
-                  {'admin_password': ADMIN_PASSWORD, 'prefix': prefix},
-                  envs=KUBE_ENVS)
-        shown = dh.wait(localcloud, name, 'CREATE')
-        assert shown['stack_status'] == 'CREATE_COMPLETE', (
-            shown['stack_status_reason'])
-        print('\ncompute control plane: CREATE_COMPLETE after %.0fs'
-              % (time.monotonic() - started))
-        outputs = dh.outputs(localcloud, name)
-        env = clients.admin_env(localcloud, outputs['auth_url'],
-                                ADMIN_PASSWORD)
-        catalog = {entry['Type'] for entry in json.loads(clients.openstack(
-            env, 'catalog', 'list', '-f', 'json'))}
-        assert {'identity', 'image', 'placement', 'network',
-                'compute'} <= catalog, catalog
-        assert outputs['nova_public_endpoint'].startswith('http://127.0.0.1:')
-        _conductor_and_scheduler_up(env)
-        _a_network_is_ovns(localcloud, env, prefix, suffix)
+        project.openstack('stack', 'create', '--timeout', str(
+            dh.TIMEOUT // 60), *dh.create_args(dh.CONTROLPLANE, {
+                'admin_password': ADMIN_PASSWORD, 'prefix': prefix,
+                'compute_count': 1,
+                # This machine's /dev/kvm is PVM's, which runs only kernels
+                # built as its guests (doc/source/user/controlplane.rst).
+                'compute_virt_type': 'qemu'}, KUBE_ENVS), name)
+        shown = heat.wait(name, timeout=dh.TIMEOUT)
+        assert shown.stack_status == 'CREATE_COMPLETE', (
+            shown.stack_status_reason)
+        print('\ncompute control plane with a compute node: '
+              'CREATE_COMPLETE after %.0fs' % (time.monotonic() - started))
+        outputs = {o['output_key']: o['output_value']
+                   for o in heat.stack(name).outputs}
+        yield Deployed(name, prefix, suffix, outputs, clients.admin_env(
+            localcloud, outputs['auth_url'], ADMIN_PASSWORD))
     finally:
-        dh.delete(localcloud, name)
-    assert localcloud.openstack('stack', 'list', '--property',
-                                'name=' + name) == []
-    objects = json.loads(cloud.run(
-        ['kubectl', 'get', 'all,configmap,secret,pvc,networkpolicy', '-A',
-         '-o', 'json'], env=localcloud.env).stdout)['items']
-    left = [o['kind'] + '/' + o['metadata']['name'] for o in objects
-            if o['metadata']['name'].startswith(name) or (
-                o['metadata'].get('labels') or {}).get(
-                    'app.kubernetes.io/name', '').startswith(prefix)]
-    assert left == []
+        project.openstack('stack', 'delete', '-y', '--wait', name,
+                          check=False)
+    clients.assert_nothing_left(localcloud, name, prefix, env=project.env)
 
 
-def _conductor_and_scheduler_up(env):
-    """`compute service list`: both services report up (their first
-    report may follow their readiness by a report interval)."""
-    deadline = time.monotonic() + 120
+def test_a_compute_node_joins_nova_and_neutron(localcloud, deployed):
+    outputs, env = deployed.outputs, deployed.env
+    assert outputs['compute_hosts'] == [deployed.host], outputs
+    catalog = {entry['Type'] for entry in json.loads(clients.openstack(
+        env, 'catalog', 'list', '-f', 'json'))}
+    assert {'identity', 'image', 'placement', 'network',
+            'compute'} <= catalog, catalog
+    assert outputs['nova_public_endpoint'].startswith('http://127.0.0.1:')
+    _services_up(env, deployed.host)
+    _a_network_is_ovns(localcloud, env, deployed.prefix, deployed.suffix)
+
+
+@pytest.mark.skipif(
+    not os.environ.get('HEAT_K8S_TEST_SERVER'),
+    reason='opt-in (HEAT_K8S_TEST_SERVER=1) until it passes: on the local '
+    'cloud the server ends in ERROR (issue 37, step 2)')
+def test_a_server_boots_answers_and_goes(localcloud, deployed,
+                                         operator_project, tmp_path):
+    """`openstack server create` of the guest built here on a network of
+    the stack's Neutron: ACTIVE, its address by DHCP and its metadata from
+    the config drive, served on its port 80 to a port of the same network
+    on the compute node; `server delete` leaves no domain, port or
+    logical switch port."""
+    env, suffix = deployed.env, deployed.suffix
+    pod = servers.ComputePod(localcloud, operator_project.namespace,
+                             deployed.host)
+    image, uploaded = servers.upload_guest(env, str(tmp_path), suffix)
+    clients.openstack(env, 'flavor', 'create', '--vcpus', '1', '--ram',
+                      '256', '--disk', '1', 'tiny-' + suffix)
+    net = servers.listed(env, 'network', 'create', 'srv-' + suffix)
+    clients.openstack(env, 'subnet', 'create', '--network', net['id'],
+                      '--subnet-range', '10.98.0.0/24', 'srv-' + suffix)
+    started = time.monotonic()
+    server = servers.listed(
+        env, 'server', 'create', '--flavor', 'tiny-' + suffix, '--image',
+        image, '--network', net['id'], 'srv-' + suffix)
+    while server['status'] == 'BUILD' and time.monotonic() - started < 600:
+        time.sleep(5)
+        server = servers.listed(env, 'server', 'show', server['id'])
+    active = time.monotonic() - started
+    # Nova's own words when it is not: the fault.
+    assert server['status'] == 'ACTIVE', server.get('fault', server)
+    [port] = servers.listed(env, 'port', 'list', '--server', server['id'])
+    address = port['Fixed IP Addresses'][0]['ip_address']
+    probe = servers.listed(env, 'port', 'create', '--network', net['id'],
+                    'probe-' + suffix)
+    try:
+        pod.probe(probe)
+        answered = pod.get('http://%s/address' % address)
+        assert answered.strip() == address + '/24', answered
+        metadata = json.loads(pod.get('http://%s/meta_data.json' % address))
+        assert metadata['uuid'] == server['id'], metadata
+        assert metadata['name'] == 'srv-' + suffix, metadata
+        print('\nserver ACTIVE after %.0fs, answering after %.0fs'
+              % (active, time.monotonic() - started))
+    finally:
+        pod.unprobe()
+        clients.openstack(env, 'port', 'delete', probe['id'])
+    clients.openstack(env, 'server', 'delete', '--wait', server['id'])
+    assert pod.domains() == []
+    assert servers.listed(env, 'port', 'list', '--network', net['id'],
+                   '--device-owner', 'compute:nova') == []
+    lsps = _ovn(localcloud, deployed.prefix, 'ovn-nb', 'ovn-nbctl', 6641,
+                'lsp-list', 'neutron-' + net['id'])
+    assert port['ID'] not in lsps, lsps
+    assert pod.run(servers.NOVA_COMPUTE, 'ls', '/var/lib/nova/instances'
+                   ).stdout.split() in ([], ['_base'], ['_base', 'locks'],
+                                        ['locks'])
+    clients.openstack(env, 'network', 'delete', net['id'])
+    clients.openstack(env, 'flavor', 'delete', 'tiny-' + suffix)
+    for image_id in uploaded:
+        clients.openstack(env, 'image', 'delete', image_id)
+
+
+def _services_up(env, host):
+    """Nova's services report up, the compute host among them; it is
+    cell1's hypervisor (nova-scheduler discovers hosts each minute) and
+    Neutron lists its ovn-controller as an agent, alive."""
+    expected = {('nova-conductor', 'up'), ('nova-scheduler', 'up'),
+                ('nova-compute', 'up')}
+    deadline = time.monotonic() + 180
     while True:
-        listed = json.loads(clients.openstack(
-            env, 'compute', 'service', 'list', '-f', 'json'))
-        states = {s['Binary']: s['State'] for s in listed}
-        if states == {'nova-conductor': 'up', 'nova-scheduler': 'up'} or (
-                time.monotonic() > deadline):
+        services = servers.listed(env, 'compute', 'service', 'list')
+        hypervisors = servers.listed(env, 'hypervisor', 'list')
+        agents = servers.listed(env, 'network', 'agent', 'list', '--host',
+                                host)
+        states = {(s['Binary'], s['State']) for s in services}
+        # libvirt's host name is the pod's FQDN (the StatefulSet's
+        # service domain).
+        names = [h['Hypervisor Hostname'].split('.')[0] for h in hypervisors]
+        found = (states == expected and names == [host] and
+                 [(a['Agent Type'], a['Alive']) for a in agents] == [
+                     ('OVN Controller agent', True)])
+        if found or time.monotonic() > deadline:
             break
         time.sleep(5)
-    assert states == {'nova-conductor': 'up', 'nova-scheduler': 'up'}, listed
+    assert states == expected, services
+    assert {s['Host'] for s in services
+            if s['Binary'] == 'nova-compute'} == {host}, services
+    assert names == [host], hypervisors
+    assert [h['State'] for h in hypervisors] == ['up'], hypervisors
+    # The pod's address, not a guess.
+    assert not hypervisors[0]['Host IP'].startswith('127.'), hypervisors
+    assert [(a['Agent Type'], a['Alive']) for a in agents] == [
+        ('OVN Controller agent', True)], agents
 
 
 def _a_network_is_ovns(localcloud, env, prefix, suffix):

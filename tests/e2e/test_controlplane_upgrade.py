@@ -93,16 +93,7 @@ def test_one_release_behind_then_upgraded_in_order(localcloud, images,
                 answered['placement_without_token']) == (200, 401), answered
     finally:
         dh.delete(localcloud, name)
-    assert localcloud.openstack('stack', 'list', '--property',
-                                'name=' + name) == []
-    objects = json.loads(cloud.run(
-        ['kubectl', 'get', 'all,configmap,secret,pvc,networkpolicy', '-A',
-         '-o', 'json'], env=localcloud.env).stdout)['items']
-    left = [o['kind'] + '/' + o['metadata']['name'] for o in objects
-            if o['metadata']['name'].startswith(name) or (
-                o['metadata'].get('labels') or {}).get(
-                    'app.kubernetes.io/name', '').startswith(prefix)]
-    assert left == []
+    clients.assert_nothing_left(localcloud, name, prefix)
 
 
 def _running_tags(localcloud, prefix):
