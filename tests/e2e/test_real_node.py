@@ -137,7 +137,9 @@ def test_a_privileged_service_outside_a_marked_namespace_fails_soon(
         waited = time.monotonic() - started
         assert shown.stack_status == 'CREATE_FAILED'
         reason = shown.stack_status_reason
-        assert 'failed: no progress for 120s' in reason, reason
+        # The grace is 120 s; the check that finds it passed may be a
+        # second or two later ("no progress for 121s").
+        assert re.search(r'failed: no progress for 12\ds', reason), reason
         assert ('is forbidden: violates PodSecurity "baseline:latest": '
                 'privileged') in reason, reason
         # The grace's words, not the timeout's ("not ready after").
