@@ -368,23 +368,27 @@ def ensure(image, versions=None, log=print, load=True):
     reference = recipes.ref(image.name, versions)
     recipe_id = recipe_hash(image, versions)
     archive = archive_path(image, versions)
-    in_podman = _podman_label(reference) == recipe_id
-    if not os.path.exists(archive):
-        with _build_lock():
-            # Another process may have built it while this one waited.
-            if os.path.exists(archive):
-                pass
-            elif in_podman:
-                log('saving %s from podman' % reference)
-                _save(image, reference, archive)
-            else:
-                log('building %s (recipe %s)' % (reference, recipe_id))
-                _build(image, versions, log)
+    if os.path.exists(archive) and (
+            not load or _podman_label(reference) == recipe_id):
+        return reference, archive
+    # Loads too are one at a time: a test's build of the images it needs
+    # may meet CI's background build of the same ones (.ci/run).
+    with _build_lock():
+        # Another process may have built or loaded it while this one waited.
+        in_podman = _podman_label(reference) == recipe_id
+        if os.path.exists(archive):
+            pass
+        elif in_podman:
+            log('saving %s from podman' % reference)
+            _save(image, reference, archive)
+        else:
+            log('building %s (recipe %s)' % (reference, recipe_id))
+            _build(image, versions, log)
             in_podman = _podman_label(reference) == recipe_id
-    if load and not in_podman:
-        log('loading %s into podman' % reference)
-        with _replacing(reference):
-            _run(list(PODMAN) + ['load', '--quiet', '-i', archive])
+        if load and not in_podman:
+            log('loading %s into podman' % reference)
+            with _replacing(reference):
+                _run(list(PODMAN) + ['load', '--quiet', '-i', archive])
     return reference, archive
 
 
