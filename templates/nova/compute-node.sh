@@ -22,7 +22,8 @@
 #   nova-compute
 #
 # ovn-controller reads OVN_SB_DB (its southbound database), POD_IP (the
-# tunnels' address) and the host name (the chassis, as Nova's host).
+# tunnels' address) and the host name (the chassis, as Nova's host);
+# libvirtd VIRT_TYPE (nova.conf's, kvm or qemu).
 set -eu
 
 OVS_DB=/var/lib/openvswitch/conf.db
@@ -47,9 +48,16 @@ virtlogd)
   ;;
 libvirtd)
   # QEMU runs as libvirt-qemu in group kvm; /dev/kvm arrives as the
-  # host's (root, 0600 here).
-  chgrp kvm /dev/kvm
-  chmod 0660 /dev/kvm
+  # host's (root, 0600 here). Without it only emulation (qemu) runs: say
+  # so rather than have every server fail at its boot.
+  if [ -e /dev/kvm ]; then
+    chgrp kvm /dev/kvm
+    chmod 0660 /dev/kvm
+  elif [ "${VIRT_TYPE:-kvm}" = kvm ]; then
+    echo "compute-node: virt_type kvm, but this node has no /dev/kvm" \
+      "(compute_virt_type qemu emulates, slowly)" >&2
+    exit 1
+  fi
   wait_for /run/libvirt/virtlogd-sock virtlogd
   exec libvirtd
   ;;

@@ -398,6 +398,15 @@ class RenderedConfigurationTest(heat_harness.KubernetesTestCase):
                          conf['ovn']['ovn_nb_connection'])
         self.assertEqual('tcp:ovn-sb.ns.svc:6642',
                          conf['ovn']['ovn_sb_connection'])
+        # A booting server's port events reach Nova, sent as Neutron's
+        # service user.
+        self.assertEqual('true',
+                         conf['DEFAULT']['notify_nova_on_port_status_changes'])
+        self.assertEqual('neutron', conf['nova']['username'])
+        self.assertEqual('Secret-service_password-0123456789',
+                         conf['nova']['password'])
+        self.assertEqual('http://keystone.ns.svc:5000/v3',
+                         conf['nova']['auth_url'])
 
     def test_nova_conf(self):
         conf, values = _render('nova.yaml', 'nova/nova.conf.j2',
