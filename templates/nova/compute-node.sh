@@ -29,6 +29,8 @@ set -eu
 OVS_DB=/var/lib/openvswitch/conf.db
 OVS_SOCK=/run/openvswitch/db.sock
 LIBVIRT_SOCK=/run/libvirt/libvirt-sock
+# The node's KVM device (another path only in tests).
+KVM=${KVM_DEVICE:-/dev/kvm}
 
 wait_for() {  # path what: wait up to 120 s for a socket
   i=0
@@ -50,11 +52,11 @@ libvirtd)
   # QEMU runs as libvirt-qemu in group kvm; /dev/kvm arrives as the
   # host's (root, 0600 here). Without it only emulation (qemu) runs: say
   # so rather than have every server fail at its boot.
-  if [ -e /dev/kvm ]; then
-    chgrp kvm /dev/kvm
-    chmod 0660 /dev/kvm
+  if [ -e "$KVM" ]; then
+    chgrp kvm "$KVM"
+    chmod 0660 "$KVM"
   elif [ "${VIRT_TYPE:-kvm}" = kvm ]; then
-    echo "compute-node: virt_type kvm, but this node has no /dev/kvm" \
+    echo "compute-node: virt_type kvm, but this node has no $KVM" \
       "(compute_virt_type qemu emulates, slowly)" >&2
     exit 1
   fi
