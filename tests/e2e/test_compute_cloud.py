@@ -53,14 +53,13 @@ KUBE_ENVS = [os.path.join(dh.ENVIRONMENTS, n) for n in (
     'localcloud-controlplane-images.yaml', 'localcloud-kubernetes.yaml')]
 PRIVILEGED = 'pod-security.kubernetes.io/enforce=privileged'
 
-
-
 # CI's cold run took 103 min here with this module and its images (budget
 # 60): it runs when asked for until it shares a control plane.
 pytestmark = pytest.mark.skipif(
     os.environ.get('HEAT_K8S_TEST_COMPUTE') != '1',
     reason='the compute control plane is tested when asked for: '
            'HEAT_K8S_TEST_COMPUTE=1 (CI\'s budget: README)')
+
 
 @pytest.fixture(scope='module')
 def images(localcloud):
