@@ -27,8 +27,10 @@ report up, the compute host is a hypervisor of cell1 and an OVN chassis
 Neutron lists as its agent; a network, its subnet and a port made through
 Neutron are OVN's logical switch and port in the northbound database,
 and ovn-northd has made the switch a datapath in the southbound one;
-deleting them removes them there too. Then the stack deletes and leaves
-nothing behind.
+deleting them removes them there too. A server of the guest built here
+boots on a network of the stack's Neutron, answers on its port 80 with
+its DHCP address and its config drive's metadata, and goes with
+`server delete`. Then the stack deletes and leaves nothing behind.
 """
 
 import json
@@ -134,10 +136,6 @@ def test_a_compute_node_joins_nova_and_neutron(localcloud, deployed):
     _a_network_is_ovns(localcloud, env, deployed.prefix, deployed.suffix)
 
 
-@pytest.mark.skipif(
-    not os.environ.get('HEAT_K8S_TEST_SERVER'),
-    reason='opt-in (HEAT_K8S_TEST_SERVER=1) until it passes: on the local '
-    'cloud the server ends in ERROR (issue 37, step 2)')
 def test_a_server_boots_answers_and_goes(localcloud, deployed,
                                          operator_project, tmp_path):
     """`openstack server create` of the guest built here on a network of
