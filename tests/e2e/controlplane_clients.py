@@ -41,6 +41,9 @@ IMAGES = ('mariadb', 'memcached', 'keystone', 'keystone-2026.1', 'glance',
 with open(os.path.join(ENVIRONMENTS,
                        'localcloud-controlplane-images.yaml')) as _f:
     RELEASE_TAGS = yaml.safe_load(_f)['parameter_defaults']['release_tags']
+# The real node's pods' memory cgroups (cgroup v1, the kubelet's
+# cgroupfs driver).
+CGROUP_MEMORY = '/sys/fs/cgroup/memory/kubepods'
 # Placement's first microversion with the `name` filter; any would do.
 PLACEMENT_VERSION = 'placement 1.14'
 
@@ -146,3 +149,28 @@ def assert_nothing_left(localcloud, name, prefix, env=None):
                 o['metadata'].get('labels') or {}).get(
                     'app.kubernetes.io/name', '').startswith(prefix)]
     assert left == []
+
+
+def working_set_mib(localcloud, namespace):
+    """MiB the pods of `namespace` use, as the kubelet counts a working set
+    (usage less inactive page cache). The local cloud's real node is this
+    machine, so its pods' cgroups are read here."""
+    pods = json.loads(cloud.run(
+        ['kubectl', '-n', namespace, 'get', 'pods', '-o', 'json'],
+        env=localcloud.env).stdout)['items']
+    return sum(_pod_working_set(pod['metadata']['uid'])
+               for pod in pods) / 2 ** 20
+
+
+def _pod_working_set(uid):
+    for qos in ('', 'burstable/', 'besteffort/'):
+        path = os.path.join(CGROUP_MEMORY, qos + 'pod' + uid)
+        if os.path.isdir(path):
+            break
+    else:
+        return 0  # not on the real node (kwok's) or gone
+    with open(os.path.join(path, 'memory.usage_in_bytes')) as f:
+        usage = int(f.read())
+    with open(os.path.join(path, 'memory.stat')) as f:
+        stat = dict(line.split() for line in f)
+    return max(0, usage - int(stat.get('total_inactive_file', 0)))

@@ -113,7 +113,9 @@ def deployed(localcloud, images, operator_project):
         assert shown.stack_status == 'CREATE_COMPLETE', (
             shown.stack_status_reason)
         print('\ncompute control plane with a compute node: '
-              'CREATE_COMPLETE after %.0fs' % (time.monotonic() - started))
+              'CREATE_COMPLETE after %.0fs, the project\'s pods using %.0f '
+              'MiB' % (time.monotonic() - started, clients.working_set_mib(
+                  localcloud, project.namespace)))
         outputs = {o['output_key']: o['output_value']
                    for o in heat.stack(name).outputs}
         yield Deployed(name, prefix, suffix, outputs, clients.admin_env(
@@ -173,8 +175,10 @@ def test_a_server_boots_answers_and_goes(localcloud, deployed,
         metadata = json.loads(pod.get('http://%s/meta_data.json' % address))
         assert metadata['uuid'] == server['id'], metadata
         assert metadata['name'] == 'srv-' + suffix, metadata
-        print('\nserver ACTIVE after %.0fs, answering after %.0fs'
-              % (active, time.monotonic() - started))
+        print('\nserver ACTIVE after %.0fs, answering after %.0fs; the '
+              'project\'s pods using %.0f MiB' % (
+                  active, time.monotonic() - started,
+                  clients.working_set_mib(localcloud, pod.namespace)))
     finally:
         pod.unprobe()
         clients.openstack(env, 'port', 'delete', probe['id'])
