@@ -125,8 +125,17 @@ class Kube(watches.Watches):
         method, url, headers, body = self.prepared(method, path, query, body,
                                                    content_type)
         try:
-            response = self.transport.send(method, url, headers, body,
-                                           timeout)
+            try:
+                response = self.transport.send(method, url, headers, body,
+                                               timeout)
+            except urllib3_exceptions.ProtocolError as exc:
+                # Closed without an answer: a kept-alive connection the
+                # server let go (its idle timeout) as it was reused. urllib3
+                # retries only GET, PUT and DELETE; an apply (PATCH) goes
+                # once more on a new connection, as Go's transport resends.
+                LOG.debug('%s %s: %s; sending it again', method, path, exc)
+                response = self.transport.send(method, url, headers, body,
+                                               timeout)
         except k8s_exceptions.ApiException as exc:
             # Raised before any response, e.g. TLS failures: no body.
             raise ApiError(0, 'Unreachable',

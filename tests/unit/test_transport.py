@@ -68,6 +68,12 @@ class _Handler(http_server.BaseHTTPRequestHandler):
         server.requests.append(types.SimpleNamespace(
             method=self.command, path=path, headers=self.headers,
             query=dict(urllib.parse.parse_qsl(query)), body=body, peer=peer))
+        if server.closes.get((self.command, path)):
+            # Read, then closed without an answer, as a server closes an
+            # idle kept-alive connection.
+            server.closes[(self.command, path)] -= 1
+            self.close_connection = True
+            return
         status, data, delay = server.answers[(self.command, path)]
         time.sleep(delay)
         try:
@@ -153,7 +159,7 @@ class LoopbackApi(fixtures.Fixture):
             self.useFixture(fixtures.EnvironmentVariable(name.upper()))
         server = http_server.ThreadingHTTPServer(('127.0.0.1', 0), _Handler)
         server.daemon_threads = True
-        server.answers, server.requests = {}, []
+        server.answers, server.requests, server.closes = {}, [], {}
         scheme = 'http'
         if self.pki:
             tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -170,6 +176,7 @@ class LoopbackApi(fixtures.Fixture):
         self.addCleanup(server.shutdown)
         self.requests = server.requests
         self.answers = server.answers
+        self.closes = server.closes
         self.url = '%s://127.0.0.1:%d' % (scheme, server.server_port)
 
     def answer(self, method, path, status, doc, delay=0):
@@ -286,6 +293,23 @@ class TransportTest(testtools.TestCase):
                                   'Namespace', 'demo')
         self.assertEqual(0, error.status)
         self.assertIn('Kubernetes API %s unreachable' % url, str(error))
+
+    def test_an_apply_closed_without_an_answer_goes_once_more(self):
+        manifest = objects.load('configmap')
+        path = '/api/v1/namespaces/%s/configmaps/%s' % (
+            manifest['metadata']['namespace'], manifest['metadata']['name'])
+        self.server.answer('PATCH', path, 200, manifest)
+        self.server.closes[('PATCH', path)] = 1
+        self.assertEqual(manifest, self.server.kube().apply(manifest))
+        self.assertEqual(['PATCH', 'PATCH'],
+                         [r.method for r in self.server.requests])
+        # Twice closed: the API is unreachable, as any other failure says.
+        self.server.closes[('PATCH', path)] = 2
+        error = self.assertRaises(kube.ApiError, self.server.kube().apply,
+                                  manifest)
+        self.assertEqual(0, error.status)
+        self.assertIn('unreachable', str(error))
+        self.assertEqual(4, len(self.server.requests))
 
     def test_a_request_times_out(self):
         manifest = objects.load('configmap')
