@@ -125,17 +125,7 @@ class Kube(watches.Watches):
         method, url, headers, body = self.prepared(method, path, query, body,
                                                    content_type)
         try:
-            try:
-                response = self.transport.send(method, url, headers, body,
-                                               timeout)
-            except urllib3_exceptions.ProtocolError as exc:
-                # Closed without an answer: a kept-alive connection the
-                # server let go (its idle timeout) as it was reused. urllib3
-                # retries only GET, PUT and DELETE; an apply (PATCH) goes
-                # once more on a new connection, as Go's transport resends.
-                LOG.debug('%s %s: %s; sending it again', method, path, exc)
-                response = self.transport.send(method, url, headers, body,
-                                               timeout)
+            response = self._sent(method, url, headers, body, timeout)
         except k8s_exceptions.ApiException as exc:
             # Raised before any response, e.g. TLS failures: no body.
             raise ApiError(0, 'Unreachable',
@@ -148,6 +138,19 @@ class Kube(watches.Watches):
         if response.status == 401 and hasattr(self.token, 'refused'):
             self.token.refused()
         return response
+
+    def _sent(self, method, url, headers, body, timeout):
+        """The transport's response, the request sent once more if its
+        connection closed without an answer: a kept-alive connection the
+        server let go (its idle timeout) as it was reused. urllib3 resends
+        the idempotent methods itself (GET, PUT, DELETE of those used
+        here), not an apply's PATCH; Go's transport resends it too."""
+        try:
+            return self.transport.send(method, url, headers, body, timeout)
+        except urllib3_exceptions.ProtocolError as exc:
+            LOG.debug('%s %s: %s; sending it again', method,
+                      url.split('?')[0], exc)
+            return self.transport.send(method, url, headers, body, timeout)
 
     @staticmethod
     def _checked_text(response, secrets=()):
