@@ -233,6 +233,60 @@ class UpdateTest(heat_cluster.ClusterTestCase):
         self.assertEqual([stack['migrate'].data()['name']], names)
         self.assertNotIn(old[0], names)
 
+    def job_events(self, name):
+        return [e.reason for e in self.core.list_namespaced_event(
+            self.ns, field_selector='involvedObject.kind=Job,'
+            'involvedObject.name=' + name).items]
+
+    def test_delete_job_runs_only_when_deleted(self):
+        tmpl = hot({'unregister': {'type': 'OS::Kubernetes::Job',
+                                   'properties': {'run_at': 'delete',
+                                                  'spec': job_spec()}}})
+        stack = self.create(tmpl)
+        self.assertState(stack, 'CREATE', 'COMPLETE')
+        name = stack['unregister'].data()['name']
+        changed = copy.deepcopy(tmpl)
+        changed['resources']['unregister']['properties']['spec'] = job_spec(
+            image='registry.invalid/migrate:2')
+        stack = self.update(stack, changed)
+        self.assertState(stack, 'UPDATE', 'COMPLETE')
+        # Neither the create nor the change ran it.
+        self.assertEqual([], self.batch.list_namespaced_job(self.ns).items)
+        self.assertEqual([], self.job_events(name))
+        stack = self.delete(stack)
+        self.assertState(stack, 'DELETE', 'COMPLETE')
+        self.assertIn('Completed', self.job_events(name))
+        self.assertEqual([], self.batch.list_namespaced_job(self.ns).items)
+
+    def test_delete_job_bad_spec_refused_at_create(self):
+        spec = job_spec()
+        spec['template']['spec']['containers'][0]['name'] = 'Not_A_Name'
+        stack = self.create(hot({'unregister': {
+            'type': 'OS::Kubernetes::Job',
+            'properties': {'run_at': 'delete', 'spec': spec}}}))
+        self.assertState(stack, 'CREATE', 'FAILED')
+        self.assertIn('spec.template.spec.containers[0].name',
+                      stack['unregister'].status_reason)
+        self.assertEqual([], self.batch.list_namespaced_job(self.ns).items)
+
+    def test_failed_delete_job_fails_the_delete_and_runs_anew(self):
+        stack = self.create(hot({'unregister': {
+            'type': 'OS::Kubernetes::Job', 'properties': {
+                'run_at': 'delete',
+                'spec': job_spec({SIM + 'exit-code': '3',
+                                  SIM + 'message': 'keystone refused'})}}}))
+        self.assertState(stack, 'CREATE', 'COMPLETE')
+        for attempt in range(2):
+            stack = self.delete(stack)
+            self.assertState(stack, 'DELETE', 'FAILED')
+            reason = stack.status_reason
+            self.assertIn('resources.unregister: Job', reason)
+            self.assertIn('exit code 3', reason)
+            self.assertIn('keystone refused', reason)
+            # The failed run went: the next delete's reason is its own.
+            self.assertEqual([],
+                             self.batch.list_namespaced_job(self.ns).items)
+
     def test_failed_rollout_fails_update_with_reason(self):
         stack = self.create(self.deployment_stack(deployment_spec(
             'web', replicas=2)))
