@@ -1,0 +1,59 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""The Kubernetes service templates' files, as Heat resolves them.
+
+A service's config_files and config_templates become ConfigMap and
+Secret keys. Heat's yaql has a memory quota ([yaql] memory_quota, 10000
+by default) that a file passed through an expression exceeds once it is
+larger than that: keystone-register.py is. The templates' resources are
+resolved here by Heat's own functions with the default quota.
+"""
+
+import os
+
+from tests.unit import heat_harness  # first: sets up Heat
+
+# isort: split
+
+import yaml
+
+TEMPLATES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), 'templates', 'services', 'kubernetes')
+BIG = '# a script larger than yaql\'s memory quota\n' + 'x = 1\n' * 3000
+SAMPLES = {'string': 'svc', 'json': {}, 'number': 1, 'boolean': False,
+           'comma_delimited_list': ''}
+
+
+class LargeFilesTest(heat_harness.KubernetesTestCase):
+
+    def resolve(self, name, resource, prop):
+        with open(os.path.join(TEMPLATES, name)) as f:
+            template = f.read()
+        params = {key: SAMPLES[p['type']]
+                  for key, p in yaml.safe_load(template)[
+                      'parameters'].items() if 'default' not in p}
+        params.update(target={'namespace': 'ns'}, image='img:1',
+                      config_files={'/etc/svc/register.py': BIG},
+                      config_templates={'/etc/svc/svc.conf': BIG})
+        stack = self.parse(template, {'parameters': params})
+        return stack[resource].properties[prop]
+
+    def test_a_large_file_becomes_a_configmap_key(self):
+        self.assertGreater(len(BIG), 10000)
+        for name in ('container-service.yaml', 'container-task.yaml',
+                     'privileged-service.yaml'):
+            with self.subTest(name):
+                self.assertEqual({'etc_svc_register.py': BIG},
+                                 self.resolve(name, 'config', 'data'))
+                self.assertEqual({'file.etc_svc_svc.conf': BIG},
+                                 self.resolve(name, 'secret', 'templates'))
