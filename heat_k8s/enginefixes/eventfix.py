@@ -26,7 +26,8 @@ deleted together) the event over the limit raises inside
 message (seen with ``leaf_trigger_interval = 0``).
 
 apply() makes ``dispatch_event`` start no thread when the stack has no
-event sinks (the thread would do nothing; most stacks have none), and
+event sinks (and, as Heat, read them only for a stack with a thread group:
+the nested stacks a delete's cancel loads have no environment) (the thread would do nothing; most stacks have none), and
 send to the sinks in the caller's thread when the group is full rather
 than fail. The upstream change is the same test in ``dispatch_event``
 (patches/eventfix.patch). Heat 24's group (oslo.service's, on eventlet)
@@ -61,6 +62,10 @@ def without_idle_threads(dispatch):
     """dispatch_event, starting a thread only when there is work for it."""
     @functools.wraps(dispatch)
     def dispatch_event(self, ev):
+        if getattr(self, 'thread_group_mgr', None) is None:
+            # Heat sends nothing, and reads no environment: a stack that
+            # delete_stack's cancel loads (a nested one) has none.
+            return dispatch(self, ev)
         sinks = self.env.get_event_sinks()
         if not sinks:
             return None

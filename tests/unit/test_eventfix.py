@@ -51,9 +51,21 @@ class Environment(object):
 class Stack(object):
     name = 'a-stack'
     context = 'ctx'
+    thread_group_mgr = 'the service\'s'
 
     def __init__(self, sinks):
         self.env = Environment(sinks)
+
+
+class CancelledNestedStack(object):
+    """As worker._stop_traversal loads a nested stack (hand-made): no
+    thread group, and no definition to read an environment from."""
+    name = 'a-nested-stack'
+    thread_group_mgr = None
+
+    @property
+    def env(self):
+        raise AttributeError("'NoneType' object has no attribute 'env'")
 
 
 def threaded(outcome):
@@ -85,6 +97,15 @@ class LeanDispatchTest(unittest.TestCase):
         sink = Sink()
         eventfix.without_idle_threads(dispatch)(Stack([sink]), Event())
         self.assertEqual([('ctx', Event().as_dict())], sink.consumed)
+
+    def test_a_stack_without_a_thread_group_is_left_to_heat(self):
+        # Deleting a stack while a nested one is created: the delete was
+        # refused (Internal Error) when its event read the environment.
+        dispatch, started = threaded(None)
+        event = Event()
+        eventfix.without_idle_threads(dispatch)(CancelledNestedStack(),
+                                                event)
+        self.assertEqual([event], started)
 
     def test_other_errors_pass_through(self):
         dispatch, _ = threaded(RuntimeError('something else'))
