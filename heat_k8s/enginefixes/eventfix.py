@@ -26,10 +26,11 @@ deleted together) the event over the limit raises inside
 message (seen with ``leaf_trigger_interval = 0``).
 
 apply() makes ``dispatch_event`` start no thread when the stack has no
-event sinks (and, as Heat, read them only for a stack with a thread group:
-the nested stacks a delete's cancel loads have no environment) (the thread would do nothing; most stacks have none), and
+event sinks (the thread would do nothing; most stacks have none), and
 send to the sinks in the caller's thread when the group is full rather
-than fail. The upstream change is the same test in ``dispatch_event``
+than fail. As Heat, it reads the sinks only of a stack with a thread
+group: the nested stacks a delete's cancel loads have no environment.
+The upstream change is the same test in ``dispatch_event``
 (patches/eventfix.patch). Heat 24's group (oslo.service's, on eventlet)
 waited for room rather than raise.
 """
