@@ -30,8 +30,21 @@ of the task, never a value in Heat):
                                 OS_REGION_NAME (ENDPOINT_PUBLIC,
                                 ENDPOINT_INTERNAL, ENDPOINT_ADMIN); an
                                 endpoint whose URL changed is updated
+  keystone-register.py remove-user     the user, if `user` made it
+  keystone-register.py remove-catalog  the service's endpoints in
+                                OS_REGION_NAME; the service and the
+                                region too once no endpoint is left in
+                                them, if `catalog` made them
 
 Run again, each step finds what it made and changes only what differs.
+REGISTERED_BY names the control plane in a Keystone it does not deploy
+(templates/keystone-existing.yaml): the users `user` makes carry it as
+their description and a user of that name without it is refused (the
+cloud's own or another deployment's: its password is not ours to set);
+services and regions `catalog` makes say MADE_HERE in theirs. The remove
+steps, run when the stack is deleted, delete only what carries them.
+Without REGISTERED_BY (the control plane's own Keystone) they do nothing:
+that Keystone goes with the stack.
 Exit 1 with the reason on the last line (and in the termination log on
 Kubernetes) when Keystone refuses a request.
 """
@@ -45,6 +58,8 @@ DOMAIN = 'default'
 INTERFACES = ('public', 'internal', 'admin')
 # Seconds to keep asking a Keystone that does not answer yet.
 CONNECT_TIMEOUT = 120
+# In the description of the services and regions this script made.
+MADE_HERE = 'registered by heat-k8s'
 
 
 def fail(reason):
@@ -87,8 +102,10 @@ def client():
                 fail('keystone-register: Keystone at %s does not answer: '
                      '%s' % (env('OS_AUTH_URL'), exc))
             time.sleep(2)
+    # Keystone where this task reached it, not the catalog's: a Keystone
+    # the control plane does not deploy has no endpoint in its region.
     return v3client.Client(session=sess, interface='internal',
-                           region_name=env('OS_REGION_NAME', None) or None)
+                           endpoint_override=env('OS_AUTH_URL'))
 
 
 def one(found, what):
@@ -117,17 +134,25 @@ def shared(find, create, what):
 def ensure_user(ks):
     name, project_name = env('SERVICE_USER'), env('SERVICE_PROJECT',
                                                   'service')
+    user = one(ks.users.list(domain=DOMAIN, name=name),
+               'users named %s' % name)
+    owner = registered_by()
+    if user is not None and owner and (
+            getattr(user, 'description', None) != owner):
+        # Short: Heat shows the end of a long termination message.
+        fail('keystone-register: Keystone already has a user %s that this '
+             'control plane did not make; choose another user prefix'
+             % name)
     project = shared(
         lambda: ks.projects.list(domain=DOMAIN, name=project_name),
         lambda: ks.projects.create(project_name, DOMAIN,
                                    description='Service users'),
         'project %s' % project_name)
-    user = one(ks.users.list(domain=DOMAIN, name=name),
-               'users named %s' % name)
     if user is None:
+        mark = {'description': owner} if owner else {}
         user = ks.users.create(name, domain=DOMAIN,
                                password=env('SERVICE_PASSWORD'),
-                               default_project=project)
+                               default_project=project, **mark)
         print('user %s created' % name)
     else:
         # The password may have been rotated: set it, whatever it was.
@@ -142,15 +167,40 @@ def ensure_user(ks):
             name, role_name, project_name))
 
 
+def registered_by():
+    return os.environ.get('REGISTERED_BY') or None
+
+
+def made_here(thing):
+    return (getattr(thing, 'description', None) or '').endswith(MADE_HERE)
+
+
+def find_service(ks):
+    name, kind = env('SERVICE_NAME'), env('SERVICE_TYPE')
+    return one([s for s in ks.services.list(type=kind) if s.name == name],
+               '%s services named %s' % (kind, name))
+
+
+def ensure_region(ks, region):
+    # Keystone makes an endpoint's missing region itself, unmarked.
+    shared(lambda: [r for r in ks.regions.list() if r.id == region],
+           lambda: ks.regions.create(id=region, description=MADE_HERE),
+           'region %s' % region)
+
+
 def ensure_catalog(ks):
     name, kind = env('SERVICE_NAME'), env('SERVICE_TYPE')
     region = env('OS_REGION_NAME', 'RegionOne')
-    service = one([s for s in ks.services.list(type=kind)
-                   if s.name == name], '%s services named %s' % (kind, name))
+    service = find_service(ks)
     if service is None:
-        service = ks.services.create(
-            name, type=kind, description=env('SERVICE_DESCRIPTION', ''))
+        description = env('SERVICE_DESCRIPTION', '')
+        if registered_by():
+            description = '%s; %s' % (description, MADE_HERE)
+        service = ks.services.create(name, type=kind,
+                                     description=description)
         print('service %s (%s) created' % (name, kind))
+    if registered_by():
+        ensure_region(ks, region)
     for interface in INTERFACES:
         url = env('ENDPOINT_' + interface.upper())
         endpoint = one(ks.endpoints.list(service=service,
@@ -170,7 +220,51 @@ def ensure_catalog(ks):
             print('%s endpoint %s' % (interface, url))
 
 
-STEPS = {'user': ensure_user, 'catalog': ensure_catalog}
+def remove_user(ks):
+    name = env('SERVICE_USER')
+    if not registered_by():
+        print('user %s goes with its Keystone' % name)
+        return
+    user = one(ks.users.list(domain=DOMAIN, name=name),
+               'users named %s' % name)
+    if user is None:
+        print('user %s: already gone' % name)
+    elif getattr(user, 'description', None) != registered_by():
+        print('user %s: not made by this control plane, kept' % name)
+    else:
+        gone(lambda: ks.users.delete(user), 'user %s' % name)
+
+
+def remove_catalog(ks):
+    name = env('SERVICE_NAME')
+    region = env('OS_REGION_NAME', 'RegionOne')
+    if not registered_by():
+        print('service %s goes with its Keystone' % name)
+        return
+    service = find_service(ks)
+    if service is not None:
+        for endpoint in ks.endpoints.list(service=service, region=region):
+            gone(lambda: ks.endpoints.delete(endpoint), '%s endpoint %s' % (
+                endpoint.interface, endpoint.url))
+        if made_here(service) and not ks.endpoints.list(service=service):
+            gone(lambda: ks.services.delete(service), 'service %s' % name)
+    made = [r for r in ks.regions.list() if r.id == region and made_here(r)]
+    if made and not ks.endpoints.list(region=region):
+        gone(lambda: ks.regions.delete(made[0]), 'region %s' % region)
+
+
+def gone(delete, what):
+    """delete(), which another service's task may have done already."""
+    from keystoneauth1 import exceptions
+    try:
+        delete()
+        print('%s deleted' % what)
+    except exceptions.NotFound:
+        print('%s: deleted meanwhile by another task' % what)
+
+
+STEPS = {'user': ensure_user, 'catalog': ensure_catalog,
+         'remove-user': remove_user, 'remove-catalog': remove_catalog}
 
 
 def main(step):
@@ -182,6 +276,6 @@ def main(step):
 
 
 if __name__ == '__main__':
-    if sys.argv[1:2] not in (['user'], ['catalog']) or len(sys.argv) != 2:
-        sys.exit('usage: keystone-register.py user|catalog')
+    if len(sys.argv) != 2 or sys.argv[1] not in STEPS:
+        sys.exit('usage: keystone-register.py %s' % '|'.join(STEPS))
     main(sys.argv[1])

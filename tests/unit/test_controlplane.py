@@ -319,11 +319,15 @@ def _sample(values):
                         return {'auth_url': 'http://keystone.ns.svc:5000/v3',
                                 'public_auth_url':
                                     'http://127.0.0.1:30500/v3',
-                                'region': 'RegionOne'}[path[1]]
+                                'region': 'RegionOne', 'user_prefix': '',
+                                'registered_by': ''}[path[1]]
                     path = path[0]
                 return samples[path]
             if list(node) == ['get_attr']:
                 return 'Secret-%s-0123456789' % node['get_attr'][0]
+            if list(node) == ['list_join']:
+                separator, items = node['list_join']
+                return separator.join(str(resolve(i)) for i in items)
             return {k: resolve(v) for k, v in node.items()}
         if isinstance(node, list):
             return [resolve(v) for v in node]

@@ -32,7 +32,8 @@ class Manager(object):
         self.items, self.log = [], log
 
     def _new(self, **attrs):
-        item = types.SimpleNamespace(id='id%d' % len(self.log), **attrs)
+        attrs.setdefault('id', 'id%d' % len(self.log))
+        item = types.SimpleNamespace(**attrs)
         self.items.append(item)
         return item
 
@@ -60,9 +61,15 @@ class FakeKeystone(object):
             def list(self, domain, name):
                 return self._find(name=name)
 
-            def create(self, name, domain, password, default_project):
+            def create(self, name, domain, password, default_project,
+                       description=None):
                 log.append(('user', name))
-                return self._new(name=name, password=password)
+                return self._new(name=name, password=password,
+                                 description=description)
+
+            def delete(self, user):
+                log.append(('delete-user', user.name))
+                self.items.remove(user)
 
             def update(self, user, password):
                 log.append(('password', user.name))
@@ -85,12 +92,21 @@ class FakeKeystone(object):
 
             def create(self, name, type, description):
                 log.append(('service', name, type))
-                return self._new(name=name, type=type)
+                return self._new(name=name, type=type,
+                                 description=description)
+
+            def delete(self, service):
+                log.append(('delete-service', service.name))
+                self.items.remove(service)
 
         class Endpoints(Manager):
-            def list(self, service, interface, region):
+            def list(self, service=None, interface=None, region=None):
                 return self._find(service=service, interface=interface,
                                   region=region)
+
+            def delete(self, endpoint):
+                log.append(('delete-endpoint', endpoint.interface))
+                self.items.remove(endpoint)
 
             def create(self, service, url, interface, region):
                 log.append(('endpoint', interface, url))
@@ -101,9 +117,22 @@ class FakeKeystone(object):
                 log.append(('endpoint-url', endpoint.interface, url))
                 endpoint.url = url
 
+        class Regions(Manager):
+            def list(self):
+                return list(self.items)
+
+            def create(self, id, description):
+                log.append(('region', id))
+                return self._new(id=id, description=description)
+
+            def delete(self, region):
+                log.append(('delete-region', region.id))
+                self.items.remove(region)
+
         self.projects, self.users, self.roles = (
             Projects(log), Users(log), Roles(log))
         self.services, self.endpoints = Services(log), Endpoints(log)
+        self.regions = Regions(log)
         ks.roles._new(name='admin')   # keystone-manage bootstrap's
 
 
@@ -181,3 +210,72 @@ class RegisterTest(unittest.TestCase):
             with self.assertRaises(SystemExit) as raised:
                 register.ensure_catalog(ks)
         self.assertEqual(1, raised.exception.code)
+
+
+OWNER = {'REGISTERED_BY': 'heat-k8s stack 1234 (RegionTwo)',
+         'OS_REGION_NAME': 'RegionTwo', 'SERVICE_USER': 'regiontwo-glance'}
+
+
+class ExistingKeystoneTest(unittest.TestCase):
+    """REGISTERED_BY: a Keystone the control plane does not deploy."""
+
+    run_step = RegisterTest.run_step
+
+    def test_registered_then_removed_leaving_the_clouds_own(self):
+        ks = FakeKeystone()
+        # The cloud's own Glance and its region, before the control plane.
+        own = ks.services._new(name='glance', type='image', description='')
+        ks.endpoints._new(service=own, url='http://own:9292',
+                          interface='public', region='RegionOne')
+        ks.regions._new(id='RegionOne', description='')
+        self.run_step(ks, 'user', **OWNER)
+        self.run_step(ks, 'catalog', **OWNER)
+        self.assertIn(('region', 'RegionTwo'), ks.log)
+        self.assertNotIn(('service', 'glance', 'image'), ks.log)
+        self.assertEqual(OWNER['REGISTERED_BY'],
+                         ks.users._find(name='regiontwo-glance')[0]
+                         .description)
+        del ks.log[:]
+        self.run_step(ks, 'remove-catalog', **OWNER)
+        self.run_step(ks, 'remove-user', **OWNER)
+        self.assertEqual([('delete-endpoint', 'public'),
+                          ('delete-endpoint', 'internal'),
+                          ('delete-endpoint', 'admin'),
+                          ('delete-region', 'RegionTwo'),
+                          ('delete-user', 'regiontwo-glance')], ks.log)
+        self.assertEqual([own], ks.services.items)
+        self.assertEqual(['RegionOne'], [r.id for r in ks.regions.items])
+        # Run again (a delete retried): nothing left to do.
+        del ks.log[:]
+        self.run_step(ks, 'remove-catalog', **OWNER)
+        self.run_step(ks, 'remove-user', **OWNER)
+        self.assertEqual([], ks.log)
+
+    def test_a_service_it_made_goes_with_its_last_endpoint(self):
+        ks = FakeKeystone()
+        self.run_step(ks, 'catalog', **OWNER)
+        self.assertTrue(ks.services.items[0].description.endswith(
+            register.MADE_HERE))
+        self.run_step(ks, 'remove-catalog', **OWNER)
+        self.assertEqual([], ks.services.items)
+        self.assertEqual([], ks.endpoints.items)
+
+    def test_a_user_it_did_not_make_is_refused_and_kept(self):
+        ks = FakeKeystone()
+        ks.users._new(name='regiontwo-glance', password='theirs',
+                      description='')
+        with mock.patch.object(register, 'TERMINATION_LOG', os.devnull):
+            with self.assertRaises(SystemExit):
+                self.run_step(ks, 'user', **OWNER)
+            self.run_step(ks, 'remove-user', **OWNER)
+        self.assertEqual('theirs', ks.users.items[0].password)
+        self.assertEqual([], ks.log)
+
+    def test_its_own_keystone_removes_nothing(self):
+        ks = FakeKeystone()
+        self.run_step(ks, 'user')
+        self.run_step(ks, 'catalog')
+        del ks.log[:]
+        self.run_step(ks, 'remove-catalog')
+        self.run_step(ks, 'remove-user')
+        self.assertEqual([], ks.log)

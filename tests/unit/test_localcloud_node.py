@@ -92,6 +92,16 @@ def test_pods_reach_the_api_server_at_the_kubernetes_service():
     assert rule[-1] == '127.0.0.1:6443'
 
 
+def test_pods_reach_a_host_port_at_the_bridge_address_and_only_it():
+    nat = [r for _, _, r in node_host.guard_rules(6443, [35357])
+           if r[-1] != '127.0.0.1:6443' and '-j' in r and 'DNAT' in r]
+    assert nat == [['-i', node_host.BRIDGE, '-d', node_host.GATEWAY, '-p',
+                    'tcp', '--dport', '35357', '-j', 'DNAT',
+                    '--to-destination', '127.0.0.1:35357']]
+    assert node_host.host_url(35357) == 'http://%s:35357' % (
+        node_host.GATEWAY)
+
+
 def test_containerd_uses_runc_without_systemd_and_the_local_pause():
     text = node_config.containerd_config(
         '/root', '/state', '/s.sock', '/net.d',

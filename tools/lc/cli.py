@@ -30,7 +30,9 @@ from tools.lc.builds import recipes
 from tools.lc.builds import venv
 from tools.lc.kubernetes import controlplane
 from tools.lc.kubernetes import node as node_mod
+from tools.lc.kubernetes import node_host
 from tools.lc.kubernetes import storage
+from tools.lc.openstack import keystone
 
 
 def _log(msg):
@@ -66,6 +68,7 @@ def cmd_up(args):
         if os.path.exists(flags):  # left by a full `up`: no Keystone now
             os.unlink(flags)
         cluster.info.pop('venv', None)
+        cluster.info.pop(node_mod.PODS_REACH, None)
         start_kubernetes()
         _log('kubernetes ready at %s in %.1fs (build check %.1fs); '
              'state in %s' % (cluster.api_url, time.monotonic() - built,
@@ -77,6 +80,9 @@ def cmd_up(args):
     _log('build check %.1fs, virtualenv check %.1fs' % (
         built - started, ready - built))
     cluster.info['venv'] = venv_dir
+    # Keystone's public API, as an operator's clusters reach it (a control
+    # plane on it: environments/existing-keystone.yaml).
+    cluster.info[node_mod.PODS_REACH] = [keystone.NAME]
     cluster.info['heat_series'] = args.heat_series or venv.NEWEST_SERIES
     if args.token_expiration:
         cluster.info.setdefault('openstack', {})['token_expiration'] = (
@@ -179,6 +185,9 @@ def env_exports(state_dir):
         exports['OS_CLIENT_CONFIG_FILE'] = os.path.join(state_dir,
                                                         openstack_cloud.CLOUDS_FILE)
         exports['OS_CLOUD'] = 'demo'
+        # Keystone as pods reach it (ExistingKeystoneInternalEndpoint).
+        exports['HEAT_K8S_PODS_KEYSTONE'] = node_host.host_url(
+            cluster.port(keystone.NAME))
     return exports
 
 

@@ -46,6 +46,9 @@ from tools.lc.kubernetes import pki
 # The order components start in; `down` stops them in reverse.
 COMPONENTS = ('containerd', netpol.NAME, 'kubelet', 'kube-proxy')
 LOCK_FILE = '/run/heat-k8s-node.lock'
+# cloud.json's names of the cloud's ports (Cluster.port) whose APIs, bound
+# to 127.0.0.1, pods reach at the bridge's address (node_host.host_url).
+PODS_REACH = 'pods_reach'
 # Debian packages the node and the images need: {package: a file it
 # installs}; `up` installs those missing (as MariaDB and RabbitMQ).
 PACKAGES = {
@@ -180,7 +183,9 @@ class Node(object):
         self._lock()
         self.prepare()
         node_host.save_sysctls(self._file('sysctls.json'))
-        node_host.network_up(self.cluster.port('kube-apiserver'))
+        node_host.network_up(self.cluster.port('kube-apiserver'), [
+            self.cluster.port(name)
+            for name in self.cluster.info.get(PODS_REACH, ())])
         t0 = time.monotonic()
         fresh = not procs.running(self.state_dir, 'containerd')
         procs.start(self.state_dir, 'containerd', self.argv('containerd'))

@@ -126,13 +126,15 @@ def cni_config(ipam_dir):
     }
 
 
-def guard_rules(apiserver_port):
+def guard_rules(apiserver_port, host_ports=()):
     """iptables rules (table, chain hook, rule args) of the node's own
     chains: nothing is forwarded from the bridge to another interface;
     pods reach the API server (bound to 127.0.0.1) at the `kubernetes`
-    Service address, as kube-proxy serves loopback NodePorts; and new
-    connections of pods go to the NetworkPolicy controller's queue
-    (tools.lc.kubernetes.netpol)."""
+    Service address, as kube-proxy serves loopback NodePorts, and each of
+    host_ports (a public API of the cloud bound to 127.0.0.1, as an
+    operator's clusters reach its Keystone) at the same port of the
+    bridge's address; and new connections of pods go to the NetworkPolicy
+    controller's queue (tools.lc.kubernetes.netpol)."""
     return [
         ('filter', 'FORWARD', ['-i', BRIDGE, '!', '-o', BRIDGE, '-j',
                                'DROP']),
@@ -140,7 +142,15 @@ def guard_rules(apiserver_port):
                                '-p', 'tcp', '--dport', '443', '-j', 'DNAT',
                                '--to-destination',
                                '127.0.0.1:%d' % apiserver_port]),
-    ] + netpol.queue_rules(POD_CIDR)
+    ] + [('nat', 'PREROUTING', ['-i', BRIDGE, '-d', GATEWAY, '-p', 'tcp',
+                                '--dport', str(port), '-j', 'DNAT',
+                                '--to-destination', '127.0.0.1:%d' % port])
+         for port in host_ports] + netpol.queue_rules(POD_CIDR)
+
+
+def host_url(port):
+    """The URL pods reach host_ports' `port` at (guard_rules)."""
+    return 'http://%s:%d' % (GATEWAY, port)
 
 
 def _api_service_ip():
@@ -174,9 +184,9 @@ def restore_sysctls(saved_file):
         _write_sysctl(key, value)
     os.unlink(saved_file)
 
-def network_up(apiserver_port):
+def network_up(apiserver_port, host_ports=()):
     """The pods' bridge, the blackhole routes, the sysctls and the node's
-    own iptables chains."""
+    own iptables chains (guard_rules)."""
     _ip('link', 'add', BRIDGE, 'type', 'bridge', ok_if='File exists')
     _ip('addr', 'add', GATEWAY + '/' + POD_CIDR.split('/')[1], 'dev',
         BRIDGE, ok_if='already assigned')
@@ -189,7 +199,7 @@ def network_up(apiserver_port):
             _write_sysctl(key, value)
     _write_sysctl('net/ipv4/conf/%s/route_localnet' % BRIDGE, '1')
     _iptables_down()
-    for table, hook, rule in guard_rules(apiserver_port):
+    for table, hook, rule in guard_rules(apiserver_port, host_ports):
         chain = '%s-%s' % (CHAIN, hook)
         if _iptables(table, '-N', chain, check=False):  # its first rule
             _iptables(table, '-I', hook, '-j', chain)
