@@ -125,12 +125,18 @@ def create(localcloud, project, tmp_path, name, region, prefix):
     return heat, heat.wait(name, timeout=dh.TIMEOUT)
 
 
+def names(tag):
+    """A stack's name, its prefix, its region and Glance's user there."""
+    suffix = uuid.uuid4().hex[:6]
+    region = tag.upper() + suffix
+    return ('%s-%s' % (tag, suffix), '%s%s-' % (tag, suffix), region,
+            region.lower() + '-glance')
+
+
 def test_glance_in_a_region_of_the_local_keystone(localcloud, images,
                                                   operator_project, tmp_path):
     project = operator_project
-    suffix = uuid.uuid4().hex[:6]
-    name, prefix, region = 'rg-' + suffix, 'rg%s-' % suffix, 'R' + suffix
-    user = region.lower() + '-glance'
+    name, prefix, region, user = names('rg')
     before = regions(localcloud)
     try:
         started = time.monotonic()
@@ -184,9 +190,7 @@ def test_glance_in_a_region_of_the_local_keystone(localcloud, images,
 def test_a_user_it_did_not_make_is_refused(localcloud, images,
                                            operator_project, tmp_path):
     project = operator_project
-    suffix = uuid.uuid4().hex[:6]
-    name, prefix, region = 'rgx-' + suffix, 'rgx%s-' % suffix, 'X' + suffix
-    user = region.lower() + '-glance'
+    name, prefix, region, user = names('rgx')
     theirs = 'Theirs-' + uuid.uuid4().hex
     localcloud.run('openstack', 'user', 'create', '--domain', 'Default',
                    '--password', theirs, user, os_cloud='admin')
