@@ -27,8 +27,7 @@ uploads, reads back and lists an image in that region. Deleting the stack
 removes the user, the endpoints and the region from the local cloud's
 Keystone and leaves nothing in the cluster. A user of the same name that
 the stack did not make is refused at create, in keystone-register's
-words, and keeps its password; a docker host refuses a task's step at
-delete, which the registrations need.
+words, and keeps its password.
 """
 
 import json
@@ -216,21 +215,3 @@ def test_a_user_it_did_not_make_is_refused(localcloud, images,
                        user, os_cloud='admin', check=False)
     clients.assert_nothing_left(localcloud, name, prefix, env=project.env)
 
-
-def test_a_docker_host_refuses_a_step_at_delete(localcloud):
-    # Heat runs no DELETE deployment on a deployed server: the stack's
-    # registrations could not go with it (doc/source/user/backends.rst).
-    # A whole control plane on a docker host then fails at Keystone's
-    # registration task, the first, with this; the task alone shows it
-    # (`template validate` checks no parameter's value; a preview does).
-    result = localcloud.run(
-        'openstack', 'stack', 'create', '--dry-run', '-t',
-        os.path.join(dh.REPO, 'templates', 'services', 'docker',
-                     'container-task.yaml'),
-        '--parameter', 'name=svc', '--parameter', 'image=img:1',
-        '--parameter', 'target={"server": "x"}',
-        '--parameter', 'delete_command=["true"]', 'rg-task-preview',
-        check=False)
-    assert result.returncode != 0, result.stdout
-    assert ('a docker host cannot run a step when a task is deleted'
-            in result.stderr), result.stderr
