@@ -19,6 +19,7 @@ from heat.common import exception
 from heat.engine import attributes
 from heat.engine import constraints
 from heat.engine import properties
+from heat.engine import resource
 
 from heat_k8s import kinds
 from heat_k8s.client import kube as kube_mod
@@ -124,8 +125,9 @@ class Job(base.KubernetesResource):
             return super().check_delete_complete(wait)
         if wait.gone_uid is None:
             try:
-                if not self._check_ready(wait):
-                    return False
+                self._check_ready(wait)
+            except resource.PollDelay:
+                raise  # still running: Heat polls again
             except Exception:
                 # A failed run goes: deleting again runs the Job anew.
                 with self.client_plugin().ignore_not_found:

@@ -20,6 +20,8 @@ import base64
 import copy
 import json
 
+from oslo_config import cfg
+
 from heat_k8s.resources.shared import sensitive
 from heat_k8s.secrecy import sealing
 from tests import simulated
@@ -257,6 +259,19 @@ class UpdateTest(heat_cluster.ClusterTestCase):
         self.assertState(stack, 'DELETE', 'COMPLETE')
         self.assertIn('Completed', self.job_events(name))
         self.assertEqual([], self.batch.list_namespaced_job(self.ns).items)
+
+    def test_delete_job_still_running_at_a_poll_is_waited_for(self):
+        # No watch: the first look finds the Job running and polls again
+        # (a run outlasting the watch did so in e2e, and was deleted).
+        cfg.CONF.set_override('watch_seconds', 0, group='kubernetes')
+        stack = self.create(hot({'unregister': {
+            'type': 'OS::Kubernetes::Job',
+            'properties': {'run_at': 'delete', 'spec': job_spec()}}}))
+        self.assertState(stack, 'CREATE', 'COMPLETE')
+        name = stack['unregister'].data()['name']
+        stack = self.delete(stack)
+        self.assertState(stack, 'DELETE', 'COMPLETE')
+        self.assertIn('Completed', self.job_events(name))
 
     def test_delete_job_bad_spec_refused_at_create(self):
         spec = job_spec()
