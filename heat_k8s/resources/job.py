@@ -141,8 +141,7 @@ class Job(base.KubernetesResource):
     def _check_with_server(self, props):
         """The Job as the API server would take it, not created."""
         manifest = self.manifest(props)
-        self.data_set('name', manifest['metadata']['name'])
-        self.data_set('namespace', manifest['metadata'].get('namespace', ''))
+        self._record_name(manifest['metadata'])
         self._check_writable(manifest)
         self._kube(props).apply(manifest, dry_run=True)
 

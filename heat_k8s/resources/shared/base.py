@@ -87,8 +87,7 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
 
     def handle_create(self):
         manifest = self.manifest(self.properties)
-        self.data_set('name', manifest['metadata']['name'])
-        self.data_set('namespace', manifest['metadata'].get('namespace', ''))
+        self._record_name(manifest['metadata'])
         wait = self._new_wait(self.properties)
         try:
             wait.live = self._apply(kube_mod.create_only(manifest))
@@ -368,15 +367,13 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
         saved = resource_data.get('resource_data') or {}
         given_id = resource_data.get('resource_id')
         if saved.get('name'):
-            self.data_set('name', saved['name'])
-            self.data_set('namespace', saved.get('namespace', ''))
+            self._record_name(saved)
         manifest = self.manifest(self.properties)
         obj = self._get(manifest)
         if obj is None:
             raise exception.Error('Cannot adopt %s: it does not exist' %
                                   self.describe())
-        self.data_set('name', obj['metadata']['name'])
-        self.data_set('namespace', obj['metadata'].get('namespace') or '')
+        self._record_name(obj['metadata'])
         if self.external_id:
             # External objects are only observed, never written or deleted.
             self.resource_id_set(obj['metadata']['uid'])
@@ -403,6 +400,13 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
         return (yield from super().delete())
 
     # --- the API ----------------------------------------------------------
+
+    def _record_name(self, named):
+        """Keep the object's name and namespace (from metadata, or saved
+        resource data): later reads, the delete and the reference id
+        find it by them, whatever the properties resolve to then."""
+        self.data_set('name', named['name'])
+        self.data_set('namespace', named.get('namespace') or '')
 
     def _apply(self, manifest):
         self._check_writable(manifest)
