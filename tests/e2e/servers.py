@@ -111,3 +111,113 @@ class ComputePod(object):
                 assert out.returncode == 0, (url, out.stderr)
                 return out.stdout
             time.sleep(3)
+
+
+class Booted(object):
+    """A server of the guest on a network of its own, booted by `env`
+    (a member, or the admin) with a flavor `admin` makes: ACTIVE, then
+    answering with its address and metadata; its things go in
+    clean_up()."""
+
+    def __init__(self, env, admin, workdir, suffix):
+        self.env, self.admin, self.suffix = env, admin, suffix
+        self.flavor = 'tiny-' + suffix
+        self.server = self.net = self.port = None
+        self.image, self.uploaded = upload_guest(env, workdir, suffix)
+        clients.openstack(admin, 'flavor', 'create', '--vcpus', '1',
+                          '--ram', '256', '--disk', '1', self.flavor)
+        self.net = listed(env, 'network', 'create', 'srv-' + suffix)
+        clients.openstack(env, 'subnet', 'create', '--network',
+                          self.net['id'], '--subnet-range', '10.98.0.0/24',
+                          'srv-' + suffix)
+        started = time.monotonic()
+        server = listed(env, 'server', 'create', '--flavor', self.flavor,
+                        '--image', self.image, '--network', self.net['id'],
+                        'srv-' + suffix)
+        self.server = server
+        while (server['status'] == 'BUILD'
+               and time.monotonic() - started < 600):
+            time.sleep(5)
+            server = listed(env, 'server', 'show', server['id'])
+        self.server, self.started = server, started
+        self.active = time.monotonic() - started
+        self.answered = None
+
+    def answers(self, pod):
+        """Its port 80 answers a port of its network bound on the compute
+        node with its DHCP address and its config drive's metadata."""
+        server, env = self.server, self.env
+        # Nova's own words when it is not: the fault.
+        assert server['status'] == 'ACTIVE', server.get('fault', server)
+        [self.port] = listed(env, 'port', 'list', '--server', server['id'])
+        address = self.port['Fixed IP Addresses'][0]['ip_address']
+        probe = listed(env, 'port', 'create', '--network', self.net['id'],
+                       'probe-' + self.suffix)
+        try:
+            pod.probe(probe)
+            answered = pod.get('http://%s/address' % address)
+            assert answered.strip() == address + '/24', answered
+            metadata = json.loads(pod.get('http://%s/meta_data.json'
+                                          % address))
+            assert metadata['uuid'] == server['id'], metadata
+            assert metadata['name'] == 'srv-' + self.suffix, metadata
+            self.answered = time.monotonic() - self.started
+        finally:
+            pod.unprobe()
+            clients.openstack(env, 'port', 'delete', probe['id'])
+
+    def delete_server(self, pod):
+        """`server delete`: no domain, no port of Nova's, no instance
+        files left on the compute node."""
+        clients.openstack(self.env, 'server', 'delete', '--wait',
+                          self.server['id'])
+        self.server = None
+        assert pod.domains() == []
+        assert listed(self.env, 'port', 'list', '--network', self.net['id'],
+                      '--device-owner', 'compute:nova') == []
+        assert pod.run(NOVA_COMPUTE, 'ls', '/var/lib/nova/instances'
+                       ).stdout.split() in ([], ['_base'],
+                                            ['_base', 'locks'], ['locks'])
+
+    def clean_up(self):
+        if self.server is not None:
+            clients.openstack(self.env, 'server', 'delete', '--wait',
+                              self.server['id'])
+        if self.net is not None:
+            clients.openstack(self.env, 'network', 'delete', self.net['id'])
+        clients.openstack(self.admin, 'flavor', 'delete', self.flavor)
+        for image_id in self.uploaded:
+            clients.openstack(self.env, 'image', 'delete', image_id)
+
+
+def services_up(env, host):
+    """Nova's services report up, the compute host among them; it is
+    cell1's hypervisor (nova-scheduler discovers hosts each minute) and
+    Neutron lists its ovn-controller as an agent, alive."""
+    expected = {('nova-conductor', 'up'), ('nova-scheduler', 'up'),
+                ('nova-compute', 'up')}
+    deadline = time.monotonic() + 180
+    while True:
+        services = listed(env, 'compute', 'service', 'list')
+        hypervisors = listed(env, 'hypervisor', 'list')
+        agents = listed(env, 'network', 'agent', 'list', '--host',
+                                host)
+        states = {(s['Binary'], s['State']) for s in services}
+        # libvirt's host name is the pod's FQDN (the StatefulSet's
+        # service domain).
+        names = [h['Hypervisor Hostname'].split('.')[0] for h in hypervisors]
+        found = (states == expected and names == [host] and
+                 [(a['Agent Type'], a['Alive']) for a in agents] == [
+                     ('OVN Controller agent', True)])
+        if found or time.monotonic() > deadline:
+            break
+        time.sleep(5)
+    assert states == expected, services
+    assert {s['Host'] for s in services
+            if s['Binary'] == 'nova-compute'} == {host}, services
+    assert names == [host], hypervisors
+    assert [h['State'] for h in hypervisors] == ['up'], hypervisors
+    # The pod's address, not a guess.
+    assert not hypervisors[0]['Host IP'].startswith('127.'), hypervisors
+    assert [(a['Agent Type'], a['Alive']) for a in agents] == [
+        ('OVN Controller agent', True)], agents

@@ -134,7 +134,7 @@ def test_a_compute_node_joins_nova_and_neutron(localcloud, deployed):
     assert {'identity', 'image', 'placement', 'network',
             'compute'} <= catalog, catalog
     assert outputs['nova_public_endpoint'].startswith('http://127.0.0.1:')
-    _services_up(env, deployed.host)
+    servers.services_up(env, deployed.host)
     _a_network_is_ovns(localcloud, env, deployed.prefix, deployed.suffix)
 
 
@@ -145,90 +145,22 @@ def test_a_server_boots_answers_and_goes(localcloud, deployed,
     the config drive, served on its port 80 to a port of the same network
     on the compute node; `server delete` leaves no domain, port or
     logical switch port."""
-    env, suffix = deployed.env, deployed.suffix
     pod = servers.ComputePod(localcloud, operator_project.namespace,
                              deployed.host)
-    image, uploaded = servers.upload_guest(env, str(tmp_path), suffix)
-    clients.openstack(env, 'flavor', 'create', '--vcpus', '1', '--ram',
-                      '256', '--disk', '1', 'tiny-' + suffix)
-    net = servers.listed(env, 'network', 'create', 'srv-' + suffix)
-    clients.openstack(env, 'subnet', 'create', '--network', net['id'],
-                      '--subnet-range', '10.98.0.0/24', 'srv-' + suffix)
-    started = time.monotonic()
-    server = servers.listed(
-        env, 'server', 'create', '--flavor', 'tiny-' + suffix, '--image',
-        image, '--network', net['id'], 'srv-' + suffix)
-    while server['status'] == 'BUILD' and time.monotonic() - started < 600:
-        time.sleep(5)
-        server = servers.listed(env, 'server', 'show', server['id'])
-    active = time.monotonic() - started
-    # Nova's own words when it is not: the fault.
-    assert server['status'] == 'ACTIVE', server.get('fault', server)
-    [port] = servers.listed(env, 'port', 'list', '--server', server['id'])
-    address = port['Fixed IP Addresses'][0]['ip_address']
-    probe = servers.listed(env, 'port', 'create', '--network', net['id'],
-                    'probe-' + suffix)
+    booted = servers.Booted(deployed.env, deployed.env, str(tmp_path),
+                            deployed.suffix)
     try:
-        pod.probe(probe)
-        answered = pod.get('http://%s/address' % address)
-        assert answered.strip() == address + '/24', answered
-        metadata = json.loads(pod.get('http://%s/meta_data.json' % address))
-        assert metadata['uuid'] == server['id'], metadata
-        assert metadata['name'] == 'srv-' + suffix, metadata
+        booted.answers(pod)
         print('\nserver ACTIVE after %.0fs, answering after %.0fs; the '
               'project\'s pods using %.0f MiB' % (
-                  active, time.monotonic() - started,
+                  booted.active, booted.answered,
                   clients.working_set_mib(localcloud, pod.namespace)))
+        booted.delete_server(pod)
+        lsps = _ovn(localcloud, deployed.prefix, 'ovn-nb', 'ovn-nbctl',
+                    6641, 'lsp-list', 'neutron-' + booted.net['id'])
+        assert booted.port['ID'] not in lsps, lsps
     finally:
-        pod.unprobe()
-        clients.openstack(env, 'port', 'delete', probe['id'])
-    clients.openstack(env, 'server', 'delete', '--wait', server['id'])
-    assert pod.domains() == []
-    assert servers.listed(env, 'port', 'list', '--network', net['id'],
-                   '--device-owner', 'compute:nova') == []
-    lsps = _ovn(localcloud, deployed.prefix, 'ovn-nb', 'ovn-nbctl', 6641,
-                'lsp-list', 'neutron-' + net['id'])
-    assert port['ID'] not in lsps, lsps
-    assert pod.run(servers.NOVA_COMPUTE, 'ls', '/var/lib/nova/instances'
-                   ).stdout.split() in ([], ['_base'], ['_base', 'locks'],
-                                        ['locks'])
-    clients.openstack(env, 'network', 'delete', net['id'])
-    clients.openstack(env, 'flavor', 'delete', 'tiny-' + suffix)
-    for image_id in uploaded:
-        clients.openstack(env, 'image', 'delete', image_id)
-
-
-def _services_up(env, host):
-    """Nova's services report up, the compute host among them; it is
-    cell1's hypervisor (nova-scheduler discovers hosts each minute) and
-    Neutron lists its ovn-controller as an agent, alive."""
-    expected = {('nova-conductor', 'up'), ('nova-scheduler', 'up'),
-                ('nova-compute', 'up')}
-    deadline = time.monotonic() + 180
-    while True:
-        services = servers.listed(env, 'compute', 'service', 'list')
-        hypervisors = servers.listed(env, 'hypervisor', 'list')
-        agents = servers.listed(env, 'network', 'agent', 'list', '--host',
-                                host)
-        states = {(s['Binary'], s['State']) for s in services}
-        # libvirt's host name is the pod's FQDN (the StatefulSet's
-        # service domain).
-        names = [h['Hypervisor Hostname'].split('.')[0] for h in hypervisors]
-        found = (states == expected and names == [host] and
-                 [(a['Agent Type'], a['Alive']) for a in agents] == [
-                     ('OVN Controller agent', True)])
-        if found or time.monotonic() > deadline:
-            break
-        time.sleep(5)
-    assert states == expected, services
-    assert {s['Host'] for s in services
-            if s['Binary'] == 'nova-compute'} == {host}, services
-    assert names == [host], hypervisors
-    assert [h['State'] for h in hypervisors] == ['up'], hypervisors
-    # The pod's address, not a guess.
-    assert not hypervisors[0]['Host IP'].startswith('127.'), hypervisors
-    assert [(a['Agent Type'], a['Alive']) for a in agents] == [
-        ('OVN Controller agent', True)], agents
+        booted.clean_up()
 
 
 def _a_network_is_ovns(localcloud, env, prefix, suffix):

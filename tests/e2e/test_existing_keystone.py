@@ -39,6 +39,7 @@ import pytest
 
 from tests.e2e import controlplane_clients as clients
 from tests.e2e import projects
+from tests.e2e import regions
 from tests.e2e import stacks
 from tests.e2e import test_docker_host as dh
 from tests.functional import cloud
@@ -63,62 +64,13 @@ def operator_project(localcloud, tmp_path_factory):
         yield made
 
 
-def admin(localcloud, *args):
-    """`openstack` as the local cloud's admin, its answer as JSON."""
-    out = localcloud.run('openstack', *args, '-f', 'json',
-                         os_cloud='admin').stdout
-    return json.loads(out) if out.strip() else None
-
-
-def admin_auth(localcloud):
-    with open(localcloud.env['OS_CLIENT_CONFIG_FILE']) as f:
-        return json.load(f)['clouds']['admin']['auth']  # JSON is YAML
-
-
-def region_env(localcloud, tmp_path, name):
-    """parameter_defaults naming the local cloud's Keystone."""
-    path = os.path.join(str(tmp_path), name + '-keystone.yaml')
-    endpoint = admin_auth(localcloud)['auth_url'][:-len('/v3')]
-    with open(path, 'w') as f:
-        json.dump({'parameter_defaults': {
-            'ExistingKeystoneEndpoint': endpoint,
-            'ExistingKeystoneInternalEndpoint':
-                localcloud.env['HEAT_K8S_PODS_KEYSTONE']}}, f)
-    return path
-
-
-def in_region(localcloud, region):
-    """The local cloud's endpoints in `region`: {(service type,
-    interface)}."""
-    if region not in regions(localcloud):  # the CLI refuses to look
-        return set()
-    return {(e['Service Type'], e['Interface'])
-            for e in admin(localcloud, 'endpoint', 'list', '--region',
-                           region)}
-
-
-def in_own_region(project, tmp_path, region):
-    """The member's environment, its clouds.yaml naming `region`."""
-    with open(project.env['OS_CLIENT_CONFIG_FILE']) as f:
-        clouds = json.load(f)  # JSON is YAML
-    clouds['clouds'][project.name]['region_name'] = region
-    path = os.path.join(str(tmp_path), region + '-clouds.yaml')
-    with open(path, 'w') as f:
-        json.dump(clouds, f)
-    os.chmod(path, 0o600)
-    return dict(project.env, OS_CLIENT_CONFIG_FILE=path)
-
-
-def regions(localcloud):
-    return {r['Region'] for r in admin(localcloud, 'region', 'list')}
-
-
 def create(localcloud, project, tmp_path, name, region, prefix):
     project.openstack('stack', 'create', '--timeout', str(
         dh.TIMEOUT // 60), *dh.create_args(dh.CONTROLPLANE, {
-            'admin_password': admin_auth(localcloud)['password'],
+            'admin_password': regions.admin_auth(localcloud)['password'],
             'prefix': prefix, 'region': region},
-            KUBE_ENVS + [region_env(localcloud, tmp_path, name)]), name)
+            KUBE_ENVS + [regions.region_env(localcloud, tmp_path, name)]),
+        name)
     heat = stacks.Heat(localcloud, project.name,
                        clouds_file=project.env['OS_CLIENT_CONFIG_FILE'])
     return heat, heat.wait(name, timeout=dh.TIMEOUT)
@@ -136,7 +88,7 @@ def test_glance_in_a_region_of_the_local_keystone(localcloud, images,
                                                   operator_project, tmp_path):
     project = operator_project
     name, prefix, region, user = names('rg')
-    before = regions(localcloud)
+    before = regions.names(localcloud)
     try:
         started = time.monotonic()
         _, shown = create(localcloud, project, tmp_path, name, region,
@@ -146,19 +98,20 @@ def test_glance_in_a_region_of_the_local_keystone(localcloud, images,
         print('\nGlance on the local cloud\'s Keystone: CREATE_COMPLETE '
               'after %.0fs' % (time.monotonic() - started))
         # Registered there, marked as this stack's.
-        made = admin(localcloud, 'user', 'show', '--domain', 'Default', user)
+        made = regions.admin(localcloud, 'user', 'show', '--domain',
+                             'Default', user)
         assert made['description'].startswith('heat-k8s stack '), made
         assert made['description'].endswith('(region %s)' % region), made
         # Glance's endpoints, and Keystone's where the pods reach it.
-        assert in_region(localcloud, region) == {
+        assert regions.in_region(localcloud, region) == {
             (kind, interface) for kind in ('image', 'identity')
             for interface in ('public', 'internal', 'admin')}
-        identity = {e['Interface']: e['URL'] for e in admin(
+        identity = {e['Interface']: e['URL'] for e in regions.admin(
             localcloud, 'endpoint', 'list', '--region', region, '--service',
             'identity')}
         assert identity['internal'] == (
             localcloud.env['HEAT_K8S_PODS_KEYSTONE'] + '/v3'), identity
-        assert region in regions(localcloud)
+        assert region in regions.names(localcloud)
         # No Keystone of its own: its services are these.
         deployments = json.loads(cloud.run(
             ['kubectl', '-n', project.namespace, 'get', 'deployments', '-o',
@@ -167,7 +120,7 @@ def test_glance_in_a_region_of_the_local_keystone(localcloud, images,
                 for d in deployments} == {
                     prefix + s for s in ('mariadb', 'memcached', 'glance')}
         # The member's own token of the local cloud, in that region.
-        member = in_own_region(project, tmp_path, region)
+        member = regions.in_own_region(project, tmp_path, region)
         image_id, original = clients.upload(member, str(tmp_path),
                                             name + '-image')
         assert clients.saved_back(member, image_id, original)
@@ -179,10 +132,11 @@ def test_glance_in_a_region_of_the_local_keystone(localcloud, images,
         project.openstack('stack', 'delete', '-y', '--wait', name,
                           check=False)
     # Nothing of it is left in the local cloud's Keystone, nor the cluster.
-    assert in_region(localcloud, region) == set()
-    assert regions(localcloud) == before
-    assert not [u for u in admin(localcloud, 'user', 'list', '--domain',
-                                 'Default') if u['Name'] == user]
+    assert regions.in_region(localcloud, region) == set()
+    assert regions.names(localcloud) == before
+    assert not [u for u in regions.admin(localcloud, 'user', 'list',
+                                         '--domain', 'Default')
+                if u['Name'] == user]
     clients.assert_nothing_left(localcloud, name, prefix, env=project.env)
 
 
@@ -202,12 +156,12 @@ def test_a_user_it_did_not_make_is_refused(localcloud, images,
                     shown.stack_status_reason)
         project.openstack('stack', 'delete', '-y', '--wait', name)
         # Its password is still theirs, and the user still there.
-        env = clients.admin_env(localcloud, admin_auth(localcloud)[
+        env = clients.admin_env(localcloud, regions.admin_auth(localcloud)[
             'auth_url'], theirs)
         env['OS_USERNAME'] = user
         del env['OS_PROJECT_NAME'], env['OS_PROJECT_DOMAIN_NAME']
         clients.openstack(env, 'token', 'issue', '-f', 'json')
-        assert in_region(localcloud, region) == set()
+        assert regions.in_region(localcloud, region) == set()
     finally:
         project.openstack('stack', 'delete', '-y', '--wait', name,
                           check=False)

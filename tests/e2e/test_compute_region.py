@@ -1,0 +1,146 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""The compute control plane as a region of the local cloud (issue 37,
+step 3).
+
+``templates/controlplane.yaml`` with one compute node and
+``environments/existing-keystone.yaml``, on the real node: no Keystone is
+deployed; Glance, Placement, Neutron and Nova check tokens with the local
+cloud's Keystone and register there in a region of their own, as a
+provider adding a compute region would. The stack is a project's that an
+operator adds once the cloud is up and labels privileged. The local
+cloud's catalog lists the five services in that region; its admin sees
+Nova's services up and the compute host; a member of the local cloud, with
+its own token, boots the guest built here on a network of its own, and
+the server answers on port 80 with its address and metadata. Deleting the
+stack removes the users, endpoints and region from the local cloud's
+Keystone and leaves nothing in the cluster.
+"""
+
+import os
+import time
+import uuid
+
+import pytest
+
+from tests.e2e import controlplane_clients as clients
+from tests.e2e import projects
+from tests.e2e import regions
+from tests.e2e import servers
+from tests.e2e import stacks
+from tests.e2e import test_compute_cloud as compute
+from tests.e2e import test_docker_host as dh
+
+SERVICES = ('identity', 'image', 'placement', 'network', 'compute')
+KUBE_ENVS = compute.KUBE_ENVS + [
+    os.path.join(dh.ENVIRONMENTS, 'existing-keystone.yaml')]
+
+pytestmark = compute.pytestmark  # opt-in as the compute module is
+
+
+@pytest.fixture(scope='module')
+def images(localcloud):
+    stacks.ensure_images(localcloud, *[i for i in compute.IMAGES
+                                       if i != 'keystone'])
+
+
+@pytest.fixture(scope='module')
+def operator_project(localcloud, tmp_path_factory):
+    with projects.new_project(localcloud, 'e2e-cregion', str(
+            tmp_path_factory.mktemp('cregion'))) as made:
+        projects.admin_kubectl(localcloud, 'label', 'namespace',
+                               made.namespace, compute.PRIVILEGED)
+        yield made
+
+
+class Region(object):
+    """The stack's names, its region, and the local admin there."""
+
+    def __init__(self, localcloud, suffix):
+        self.suffix = suffix
+        self.name, self.prefix = 'cr-' + suffix, 'cr%s-' % suffix
+        self.region = 'CR' + suffix.upper()
+        self.host = self.prefix + 'nova-compute-0'
+        self.admin = regions.admin_in(localcloud, self.region)
+        self.users = {'%s-%s' % (self.region.lower(), service)
+                      for service in ('glance', 'placement', 'neutron',
+                                      'nova')}
+
+
+@pytest.fixture(scope='module')
+def deployed(localcloud, images, operator_project, tmp_path_factory):
+    """The compute control plane in a region of the local cloud, shared
+    by the tests that read it; deleted after them, leaving nothing in the
+    local cloud's Keystone nor the cluster."""
+    made = Region(localcloud, uuid.uuid4().hex[:6])
+    project = operator_project
+    before = regions.names(localcloud)
+    heat = stacks.Heat(localcloud, project.name,
+                       clouds_file=project.env['OS_CLIENT_CONFIG_FILE'])
+    try:
+        started = time.monotonic()
+        project.openstack('stack', 'create', '--timeout', str(
+            dh.TIMEOUT // 60), *dh.create_args(dh.CONTROLPLANE, {
+                'admin_password': regions.admin_auth(localcloud)['password'],
+                'prefix': made.prefix, 'region': made.region,
+                'compute_count': 1, 'compute_virt_type': 'qemu'},
+                KUBE_ENVS + [regions.region_env(
+                    localcloud, str(tmp_path_factory.mktemp('ck')),
+                    made.name)]), made.name)
+        shown = heat.wait(made.name, timeout=dh.TIMEOUT)
+        assert shown.stack_status == 'CREATE_COMPLETE', (
+            shown.stack_status_reason)
+        print('\ncompute region of the local cloud: CREATE_COMPLETE after '
+              '%.0fs, the project\'s pods using %.0f MiB' % (
+                  time.monotonic() - started, clients.working_set_mib(
+                      localcloud, project.namespace)))
+        yield made
+    finally:
+        project.openstack('stack', 'delete', '-y', '--wait', made.name,
+                          check=False)
+    assert regions.in_region(localcloud, made.region) == set()
+    assert regions.names(localcloud) == before
+    left = {u['Name'] for u in regions.admin(
+        localcloud, 'user', 'list', '--domain', 'Default')}
+    assert not made.users & left, made.users & left
+    clients.assert_nothing_left(localcloud, made.name, made.prefix,
+                                env=project.env)
+
+
+def test_the_region_lists_the_services_and_the_compute_host(localcloud,
+                                                           deployed):
+    assert regions.in_region(localcloud, deployed.region) == {
+        (kind, interface) for kind in SERVICES
+        for interface in ('public', 'internal', 'admin')}
+    left = {u['Name'] for u in regions.admin(
+        localcloud, 'user', 'list', '--domain', 'Default')}
+    assert deployed.users <= left, deployed.users - left
+    servers.services_up(deployed.admin, deployed.host)
+
+
+def test_a_member_boots_a_server_with_its_own_token(localcloud, deployed,
+                                                    operator_project,
+                                                    tmp_path):
+    member = regions.in_own_region(operator_project, tmp_path,
+                                   deployed.region)
+    pod = servers.ComputePod(localcloud, operator_project.namespace,
+                             deployed.host)
+    booted = servers.Booted(member, deployed.admin, str(tmp_path),
+                            deployed.suffix)
+    try:
+        booted.answers(pod)
+        print('\na member\'s server in the region: ACTIVE after %.0fs, '
+              'answering after %.0fs' % (booted.active, booted.answered))
+        booted.delete_server(pod)
+    finally:
+        booted.clean_up()
