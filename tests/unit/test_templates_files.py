@@ -57,3 +57,32 @@ class LargeFilesTest(heat_harness.KubernetesTestCase):
                                  self.resolve(name, 'config', 'data'))
                 self.assertEqual({'file.etc_svc_svc.conf': BIG},
                                  self.resolve(name, 'secret', 'templates'))
+
+
+class SharedFilesTest(heat_harness.KubernetesTestCase):
+    """The three templates hold the same ConfigMap and Secret.
+
+    They are repeated, not a nested template of their own: that would be
+    one more nested stack per service for Heat to create, check and
+    delete. This test keeps the copies from drifting apart. A privileged
+    service takes no `secrets` or `secret_files`: its Secret has no
+    string_data.
+    """
+
+    def test_the_config_and_secret_resources_are_the_same(self):
+        resources = {}
+        for name in ('container-service.yaml', 'container-task.yaml',
+                     'privileged-service.yaml'):
+            with open(os.path.join(TEMPLATES, name)) as f:
+                defined = yaml.safe_load(f)['resources']
+            resources[name] = {key: defined[key]
+                               for key in ('config', 'secret')}
+        first = resources.pop('container-service.yaml')
+        self.assertIn('map_replace', first['config']['properties']['data'])
+        privileged = resources['privileged-service.yaml']['secret']
+        self.assertNotIn('string_data', privileged['properties'])
+        privileged['properties']['string_data'] = first['secret'][
+            'properties']['string_data']
+        for name, defined in resources.items():
+            with self.subTest(name):
+                self.assertEqual(first, defined)
