@@ -23,7 +23,14 @@
 #
 # ovn-controller reads OVN_SB_DB (its southbound database), POD_IP (the
 # tunnels' address) and the host name (the chassis, as Nova's host);
-# libvirtd VIRT_TYPE (nova.conf's, kvm or qemu).
+# libvirtd VIRT_TYPE (nova.conf's, kvm or qemu). With UPLINK_ADDRESS (an
+# address and prefix, e.g. 172.24.4.1/24) the node is a gateway chassis
+# whose bridge br-ex carries the flat provider network `external`: br-ex
+# holds that address, the subnet's gateway, and what comes from the
+# subnet for UPLINK_REACH (CIDRs separated by spaces) leaves through the
+# pod's interface with its address (source NAT). Nothing else is
+# forwarded, and nothing from br-ex reaches the pod's own ports: with the
+# pod's address, servers would reach the cluster's pods and services.
 set -eu
 
 OVS_DB=/var/lib/openvswitch/conf.db
@@ -42,6 +49,34 @@ wait_for() {  # path what: wait up to 120 s for a socket
     fi
     sleep 0.5
   done
+}
+
+uplink() {  # br-ex's address, forwarding and source NAT (see above)
+  i=0
+  # ovs-vswitchd makes br-ex's own port, a tap device, when it runs.
+  until [ -e /sys/class/net/br-ex ]; do
+    i=$((i + 1))
+    if [ "$i" -gt 240 ]; then
+      echo "compute-node: no br-ex after 120 s (ovs-vswitchd)" >&2
+      exit 1
+    fi
+    sleep 0.5
+  done
+  ip addr replace "$UPLINK_ADDRESS" dev br-ex
+  ip link set br-ex up
+  # A restarted container finds its chain: made anew, the same rules.
+  iptables -N HEAT-K8S-UPLINK 2>/dev/null || iptables -F HEAT-K8S-UPLINK
+  for cidr in ${UPLINK_REACH:-}; do
+    iptables -A HEAT-K8S-UPLINK -d "$cidr" -j ACCEPT
+  done
+  iptables -A HEAT-K8S-UPLINK -j DROP
+  for rule in "FORWARD -i br-ex -j HEAT-K8S-UPLINK" \
+      "INPUT -i br-ex -p icmp -j ACCEPT" "INPUT -i br-ex -j DROP" \
+      "POSTROUTING -t nat -s $UPLINK_ADDRESS ! -o br-ex -j MASQUERADE"; do
+    # shellcheck disable=SC2086  # the rule's words
+    iptables -C $rule 2>/dev/null || iptables -A $rule
+  done
+  echo 1 >/proc/sys/net/ipv4/ip_forward
 }
 
 case "${1:-}" in
@@ -76,6 +111,10 @@ ovs-vswitchd)
   # The userspace datapath: no kernel module (the node has none).
   ovs-vsctl --no-wait --may-exist add-br br-int -- \
     set bridge br-int datapath_type=netdev fail-mode=secure
+  if [ -n "${UPLINK_ADDRESS:-}" ]; then
+    ovs-vsctl --no-wait --may-exist add-br br-ex -- \
+      set bridge br-ex datapath_type=netdev
+  fi
   exec ovs-vswitchd "unix:$OVS_SOCK" \
     --pidfile=/run/openvswitch/ovs-vswitchd.pid
   ;;
@@ -90,6 +129,12 @@ ovn-controller)
     "external_ids:ovn-encap-ip=$POD_IP" \
     external_ids:ovn-bridge-datapath-type=netdev \
     external_ids:ovn-bridge=br-int
+  if [ -n "${UPLINK_ADDRESS:-}" ]; then
+    ovs-vsctl --no-wait set open . \
+      external_ids:ovn-bridge-mappings=external:br-ex \
+      external_ids:ovn-cms-options=enable-chassis-as-gw
+    uplink
+  fi
   exec ovn-controller "unix:$OVS_SOCK" \
     --pidfile=/run/ovn/ovn-controller.pid
   ;;
