@@ -22,6 +22,7 @@ Neutron port on the server's network bound there as an OVS internal port
 crosses br-int and OVN's logical switch as a second server's would.
 """
 
+import contextlib
 import json
 import os
 import time
@@ -117,22 +118,31 @@ class Booted(object):
     """A server of the guest on a network of its own, booted by `env`
     (a member, or the admin) with a flavor `admin` makes: ACTIVE, then
     answering with its address and metadata; its things go in
-    clean_up()."""
+    clean_up(). With `external` (a provider network's id) its network
+    has a router to it; `user_data` is a file given to the server."""
 
-    def __init__(self, env, admin, workdir, suffix):
+    def __init__(self, env, admin, workdir, suffix, external=None,
+                 user_data=None):
         self.env, self.admin, self.suffix = env, admin, suffix
         self.flavor = 'tiny-' + suffix
-        self.server = self.net = self.port = None
+        self.server = self.net = self.port = self.router = None
+        self.subnet = None
         self.image, self.uploaded = upload_guest(env, workdir, suffix)
         clients.openstack(admin, 'flavor', 'create', '--vcpus', '1',
                           '--ram', '256', '--disk', '1', self.flavor)
         self.net = listed(env, 'network', 'create', 'srv-' + suffix)
-        clients.openstack(env, 'subnet', 'create', '--network',
-                          self.net['id'], '--subnet-range', '10.98.0.0/24',
-                          'srv-' + suffix)
+        self.subnet = listed(env, 'subnet', 'create', '--network',
+                             self.net['id'], '--subnet-range',
+                             '10.98.0.0/24', 'srv-' + suffix)
+        if external:
+            self.router = listed(env, 'router', 'create', '--external-gateway',
+                                 external, 'srv-' + suffix)
+            clients.openstack(env, 'router', 'add', 'subnet',
+                              self.router['id'], self.subnet['id'])
         started = time.monotonic()
         server = listed(env, 'server', 'create', '--flavor', self.flavor,
                         '--image', self.image, '--network', self.net['id'],
+                        *(['--user-data', user_data] if user_data else []),
                         'srv-' + suffix)
         self.server = server
         while (server['status'] == 'BUILD'
@@ -143,28 +153,35 @@ class Booted(object):
         self.active = time.monotonic() - started
         self.answered = None
 
-    def answers(self, pod):
-        """Its port 80 answers a port of its network bound on the compute
-        node with its DHCP address and its config drive's metadata."""
-        server, env = self.server, self.env
-        # Nova's own words when it is not: the fault.
-        assert server['status'] == 'ACTIVE', server.get('fault', server)
-        [self.port] = listed(env, 'port', 'list', '--server', server['id'])
+    @contextlib.contextmanager
+    def reached(self, pod):
+        """A port of its network bound on the compute node (ComputePod
+        .probe): yields get(path), what the server serves at path, waiting
+        for it to be served."""
+        # Nova's own words when it is not ACTIVE: the fault.
+        assert self.server['status'] == 'ACTIVE', self.server.get(
+            'fault', self.server)
+        [self.port] = listed(self.env, 'port', 'list', '--server',
+                             self.server['id'])
         address = self.port['Fixed IP Addresses'][0]['ip_address']
-        probe = listed(env, 'port', 'create', '--network', self.net['id'],
-                       'probe-' + self.suffix)
+        probe = listed(self.env, 'port', 'create', '--network',
+                       self.net['id'], 'probe-' + self.suffix)
         try:
             pod.probe(probe)
-            answered = pod.get('http://%s/address' % address)
-            assert answered.strip() == address + '/24', answered
-            metadata = json.loads(pod.get('http://%s/meta_data.json'
-                                          % address))
-            assert metadata['uuid'] == server['id'], metadata
-            assert metadata['name'] == 'srv-' + self.suffix, metadata
-            self.answered = time.monotonic() - self.started
+            yield lambda path: pod.get('http://%s/%s' % (address, path))
         finally:
             pod.unprobe()
-            clients.openstack(env, 'port', 'delete', probe['id'])
+            clients.openstack(self.env, 'port', 'delete', probe['id'])
+
+    def answers(self, get):
+        """It serves its DHCP address and its config drive's metadata."""
+        address = self.port['Fixed IP Addresses'][0]['ip_address']
+        answered = get('address')
+        assert answered.strip() == address + '/24', answered
+        metadata = json.loads(get('meta_data.json'))
+        assert metadata['uuid'] == self.server['id'], metadata
+        assert metadata['name'] == 'srv-' + self.suffix, metadata
+        self.answered = time.monotonic() - self.started
 
     def delete_server(self, pod):
         """`server delete`: no domain, no port of Nova's, no instance
@@ -183,6 +200,11 @@ class Booted(object):
         if self.server is not None:
             clients.openstack(self.env, 'server', 'delete', '--wait',
                               self.server['id'])
+        if self.router is not None:
+            clients.openstack(self.env, 'router', 'remove', 'subnet',
+                              self.router['id'], self.subnet['id'])
+            clients.openstack(self.env, 'router', 'delete',
+                              self.router['id'])
         if self.net is not None:
             clients.openstack(self.env, 'network', 'delete', self.net['id'])
         clients.openstack(self.admin, 'flavor', 'delete', self.flavor)
@@ -190,10 +212,11 @@ class Booted(object):
             clients.openstack(self.env, 'image', 'delete', image_id)
 
 
-def services_up(env, host):
+def services_up(env, host, agent='OVN Controller agent'):
     """Nova's services report up, the compute host among them; it is
     cell1's hypervisor (nova-scheduler discovers hosts each minute) and
-    Neutron lists its ovn-controller as an agent, alive."""
+    Neutron lists its ovn-controller as an agent, alive (`agent`: a
+    gateway chassis's is OVN's Controller Gateway agent)."""
     expected = {('nova-conductor', 'up'), ('nova-scheduler', 'up'),
                 ('nova-compute', 'up')}
     deadline = time.monotonic() + 180
@@ -208,7 +231,7 @@ def services_up(env, host):
         names = [h['Hypervisor Hostname'].split('.')[0] for h in hypervisors]
         found = (states == expected and names == [host] and
                  [(a['Agent Type'], a['Alive']) for a in agents] == [
-                     ('OVN Controller agent', True)])
+                     (agent, True)])
         if found or time.monotonic() > deadline:
             break
         time.sleep(5)
@@ -220,4 +243,4 @@ def services_up(env, host):
     # The pod's address, not a guess.
     assert not hypervisors[0]['Host IP'].startswith('127.'), hypervisors
     assert [(a['Agent Type'], a['Alive']) for a in agents] == [
-        ('OVN Controller agent', True)], agents
+        (agent, True)], agents

@@ -150,7 +150,8 @@ def test_a_server_boots_answers_and_goes(localcloud, deployed,
     booted = servers.Booted(deployed.env, deployed.env, str(tmp_path),
                             deployed.suffix)
     try:
-        booted.answers(pod)
+        with booted.reached(pod) as get:
+            booted.answers(get)
         print('\nserver ACTIVE after %.0fs, answering after %.0fs; the '
               'project\'s pods using %.0f MiB' % (
                   booted.active, booted.answered,

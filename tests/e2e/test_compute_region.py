@@ -27,8 +27,10 @@ stack removes the users, endpoints and region from the local cloud's
 Keystone and leaves nothing in the cluster.
 """
 
+import json
 import os
 import time
+import urllib.parse
 import uuid
 
 import pytest
@@ -40,8 +42,25 @@ from tests.e2e import servers
 from tests.e2e import stacks
 from tests.e2e import test_compute_cloud as compute
 from tests.e2e import test_docker_host as dh
+from tests.functional import cloud
 
 SERVICES = ('identity', 'image', 'placement', 'network', 'compute')
+UPLINK = '172.24.4.1/24'  # the compute node's, its provider network's
+# The guest's user script, its findings served by its HTTP port: Keystone's
+# version document (its address is compute_uplink_reach) and what the
+# control plane's RabbitMQ pod answers an AMQP client (nothing: the
+# compute pod reaches it, the servers behind the uplink must not). Not
+# wget's -T: busybox 1.35's wget -q -T segfaults (seen in the guest).
+PROBES = '''#!/bin/sh
+for i in $(seq 30); do
+    timeout 10 wget -q -O /www/keystone.json %(keystone)s/v3 && break
+    sleep 2
+done
+printf 'AMQP\\000\\000\\011\\001' | timeout 10 nc %(rabbitmq)s 5672 \\
+    > /www/rabbitmq.out 2>&1
+test -s /www/keystone.json
+'''
+AMQP_HEADER = b'AMQP\x00\x00\x09\x01'
 KUBE_ENVS = compute.KUBE_ENVS + [
     os.path.join(dh.ENVIRONMENTS, 'existing-keystone.yaml')]
 
@@ -93,7 +112,9 @@ def deployed(localcloud, images, operator_project, tmp_path_factory):
             dh.TIMEOUT // 60), *dh.create_args(dh.CONTROLPLANE, {
                 'admin_password': regions.admin_auth(localcloud)['password'],
                 'prefix': made.prefix, 'region': made.region,
-                'compute_count': 1, 'compute_virt_type': 'qemu'},
+                'compute_count': 1, 'compute_virt_type': 'qemu',
+                'compute_uplink': UPLINK,
+                'compute_uplink_reach': _keystone_host(localcloud) + '/32'},
                 KUBE_ENVS + [regions.region_env(
                     localcloud, str(tmp_path_factory.mktemp('ck')),
                     made.name)]), made.name)
@@ -125,22 +146,80 @@ def test_the_region_lists_the_services_and_the_compute_host(localcloud,
     left = {u['Name'] for u in regions.admin(
         localcloud, 'user', 'list', '--domain', 'Default')}
     assert deployed.users <= left, deployed.users - left
-    servers.services_up(deployed.admin, deployed.host)
+    # The uplink made the compute node a gateway chassis.
+    servers.services_up(deployed.admin, deployed.host,
+                        agent='OVN Controller Gateway agent')
 
 
 def test_a_member_boots_a_server_with_its_own_token(localcloud, deployed,
                                                     operator_project,
                                                     tmp_path):
+    """A member's server, on its own network with a router to the
+    provider network, reaches the local cloud's Keystone (where the pods
+    reach it, compute_uplink_reach) through the compute node's uplink, and
+    not the control plane's RabbitMQ pod, which the compute pod reaches."""
     member = regions.in_own_region(operator_project, tmp_path,
                                    deployed.region)
+    admin = deployed.admin
+    external = servers.listed(
+        admin, 'network', 'create', '--external', '--provider-network-type',
+        'flat', '--provider-physical-network', 'external',
+        'external-' + deployed.suffix)
+    clients.openstack(admin, 'subnet', 'create', '--network', external['id'],
+                      '--subnet-range', UPLINK, '--gateway',
+                      UPLINK.split('/')[0], '--no-dhcp',
+                      'external-' + deployed.suffix)
+    rabbitmq = _pod_address(localcloud, operator_project.namespace,
+                            deployed.prefix + 'rabbitmq')
+    script = os.path.join(str(tmp_path), 'probes.sh')
+    with open(script, 'w') as f:
+        f.write(PROBES % {
+            'keystone': localcloud.env['HEAT_K8S_PODS_KEYSTONE'],
+            'rabbitmq': rabbitmq})
     pod = servers.ComputePod(localcloud, operator_project.namespace,
                              deployed.host)
-    booted = servers.Booted(member, deployed.admin, str(tmp_path),
-                            deployed.suffix)
+    # The probe can fail: from the compute pod, RabbitMQ answers.
+    assert b'RabbitMQ' in _amqp_answer(pod, rabbitmq)
+    booted = None
     try:
-        booted.answers(pod)
+        booted = servers.Booted(member, admin, str(tmp_path),
+                                deployed.suffix, external=external['id'],
+                                user_data=script)
+        with booted.reached(pod) as get:
+            booted.answers(get)
+            assert get('user_data.rc').strip() == '0', get('user_data.out')
+            answered = json.loads(get('keystone.json'))
+            refused = get('rabbitmq.out')
+        assert answered['version']['id'].startswith('v3'), answered
+        assert 'RabbitMQ' not in refused, refused
         print('\na member\'s server in the region: ACTIVE after %.0fs, '
-              'answering after %.0fs' % (booted.active, booted.answered))
+              'answering after %.0fs, Keystone reached through its router'
+              % (booted.active, booted.answered))
         booted.delete_server(pod)
     finally:
-        booted.clean_up()
+        if booted is not None:
+            booted.clean_up()
+        clients.openstack(admin, 'network', 'delete', external['id'])
+
+
+def _keystone_host(localcloud):
+    return urllib.parse.urlsplit(
+        localcloud.env['HEAT_K8S_PODS_KEYSTONE']).hostname
+
+
+def _pod_address(localcloud, namespace, name):
+    """The address of the pod of the service `name`."""
+    listed = json.loads(cloud.run([
+        'kubectl', '-n', namespace, 'get', 'pods', '-o', 'json', '-l',
+        'app.kubernetes.io/name=' + name], env=localcloud.env).stdout)
+    [address] = [p['status']['podIP'] for p in listed['items']]
+    return address
+
+
+def _amqp_answer(pod, address):
+    """What RabbitMQ at `address` answers an AMQP client in `pod`."""
+    code = ('import socket, sys; s = socket.create_connection((sys.argv[1], '
+            '5672), timeout=5); s.sendall(%r); '
+            'sys.stdout.write(s.recv(4096).hex())' % AMQP_HEADER)
+    return bytes.fromhex(pod.run(servers.NOVA_COMPUTE, 'python3', '-c', code,
+                                 address).stdout)
