@@ -39,9 +39,9 @@ LIBVIRT_SOCK=/run/libvirt/libvirt-sock
 # The node's KVM device (another path only in tests).
 KVM=${KVM_DEVICE:-/dev/kvm}
 
-wait_for() {  # path what: wait up to 120 s for a socket
+wait_for() {  # path what [test]: wait up to 120 s for a socket (or -e)
   i=0
-  until [ -S "$1" ]; do
+  until test "${3:--S}" "$1"; do
     i=$((i + 1))
     if [ "$i" -gt 240 ]; then
       echo "compute-node: no $2 after 120 s ($1)" >&2
@@ -52,16 +52,8 @@ wait_for() {  # path what: wait up to 120 s for a socket
 }
 
 uplink() {  # br-ex's address, forwarding and source NAT (see above)
-  i=0
   # ovs-vswitchd makes br-ex's own port, a tap device, when it runs.
-  until [ -e /sys/class/net/br-ex ]; do
-    i=$((i + 1))
-    if [ "$i" -gt 240 ]; then
-      echo "compute-node: no br-ex after 120 s (ovs-vswitchd)" >&2
-      exit 1
-    fi
-    sleep 0.5
-  done
+  wait_for /sys/class/net/br-ex "br-ex (ovs-vswitchd)" -e
   ip addr replace "$UPLINK_ADDRESS" dev br-ex
   ip link set br-ex up
   # A restarted container finds its chain: made anew, the same rules.
