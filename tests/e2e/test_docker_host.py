@@ -34,6 +34,7 @@ import re
 import subprocess
 import tempfile
 import time
+import urllib.parse
 import uuid
 
 import pytest
@@ -44,6 +45,7 @@ from tests.e2e import probe
 from tests.e2e import stacks
 from tests.functional import cloud
 from tools.lc import docker_host
+from tools.lc.kubernetes import node_host
 
 REPO = cloud.REPO
 ENVIRONMENTS = os.path.join(REPO, 'environments')
@@ -66,7 +68,7 @@ TASKS = ('keystone-db-create', 'keystone-db-check', 'keystone-db-expand',
 STATE_DIR = '/var/lib/heat-k8s'
 ADMIN_PASSWORD = 'dh-Admin-' + uuid.uuid4().hex[:12]
 TIMEOUT = 900
-FAILING_TASK = """\
+ONE_TASK = """\
 heat_template_version: 2021-04-16
 parameters:
   image: {type: string}
@@ -82,8 +84,14 @@ resources:
       image: {get_param: image}
       target: {get_attr: [host, target]}
       config_files: {/etc/failing/reason: 'kept until the stack is gone'}
-      command: [sh, -c, 'echo "no such table: %(marker)s" >&2; exit 3']
+      command: [sh, -c, '%(script)s']
 """
+FAILING_SCRIPT = 'echo "no such table: %s" >&2; exit 3'
+# The server's transports as a Nova server behind a compute node's uplink
+# has them: Heat's CFN API, at the address Heat gives servers.
+CFN_TRANSPORTS = {'parameter_defaults': {
+    'ContainerHostConfigTransport': 'POLL_SERVER_CFN',
+    'ContainerHostSignalTransport': 'CFN_SIGNAL'}}
 
 
 def podman(localcloud, stack, *args):
@@ -400,12 +408,9 @@ def failing_task(localcloud, images, tmp_path_factory):
     that does not exist."""
     template = tmp_path_factory.mktemp('docker') / 'failing-task.yaml'
     marker = uuid.uuid4().hex[:8]
-    template.write_text(FAILING_TASK % {'marker': marker})
-    with open(IMAGES_ENV) as f:
-        mariadb = [line.split(':', 1)[1].strip() for line in f
-                   if line.strip().startswith('mariadb_image:')][0]
+    template.write_text(ONE_TASK % {'script': FAILING_SCRIPT % marker})
     stacks = {}
-    for case, image in (('exit', mariadb),
+    for case, image in (('exit', mariadb_image()),
                         ('image', 'localhost/heat-k8s/no-such-image:0')):
         name = 'dh-fail-%s-%s' % (case, marker)
         create(localcloud, name, str(template), {'image': image,
@@ -420,6 +425,12 @@ def failing_task(localcloud, images, tmp_path_factory):
         for name in stacks.values():
             delete(localcloud, name)
             stop_agent(localcloud, name)
+
+
+def mariadb_image():
+    with open(IMAGES_ENV) as f:
+        return [line.split(':', 1)[1].strip() for line in f
+                if line.strip().startswith('mariadb_image:')][0]
 
 
 def failure_reasons(localcloud, name):
@@ -461,3 +472,38 @@ def test_delete_leaves_nothing(localcloud, controlplane):
     assert leftovers(localcloud, stack, p) == {
         'containers': [], 'files': [], 'volumes': []}
 
+
+def test_a_host_that_reaches_heat_only_at_its_cfn_api_runs_a_task(
+        localcloud, tmp_path):
+    """POLL_SERVER_CFN and CFN_SIGNAL, as a Nova server behind a compute
+    node's uplink reaches Heat (environments/nova-docker.yaml): the agent
+    polls the CFN API at the URL Heat gives servers (the pods' gateway,
+    heat_metadata_server_url), signs with the stack user's EC2 keys, holds
+    no Keystone password, and its task's signal completes the stack. (Its
+    image, MariaDB's, is of the default set `up` loads: no `images`.)"""
+    marker = uuid.uuid4().hex[:8]
+    name = 'dh-cfn-' + marker
+    template = tmp_path / 'cfn-task.yaml'
+    template.write_text(ONE_TASK % {'script': 'echo served-%s' % marker})
+    transports = tmp_path / 'cfn.yaml'
+    transports.write_text(json.dumps(CFN_TRANSPORTS))  # JSON is YAML
+    create(localcloud, name, str(template), {'image': mariadb_image(),
+                                             'name': name},
+           DOCKER_ENVS + [str(transports)])
+    try:
+        start_agent(localcloud, name)
+        shown = wait(localcloud, name, 'CREATE')
+        assert shown['stack_status'] == 'CREATE_COMPLETE', failure_reasons(
+            localcloud, name)
+        with open(os.path.join(docker_host.host_dir(
+                localcloud.state_dir, name), 'os-collect-config.conf')) as f:
+            conf = f.read()
+        assert 'collectors = cfn\n' in conf, conf
+        assert '[heat]' not in conf and 'password' not in conf, conf
+        [url] = re.findall(r'^metadata_url = (.*)$', conf, re.M)
+        assert urllib.parse.urlparse(url).hostname == node_host.GATEWAY, url
+        assert podman(localcloud, name, 'logs', name).strip() == (
+            'served-' + marker)
+    finally:
+        delete(localcloud, name)
+        stop_agent(localcloud, name)

@@ -79,9 +79,11 @@ def test_status_shows_every_component_running(localcloud):
     assert result.returncode == 0, result.stdout + result.stderr
     for name in ('etcd', 'kube-apiserver', 'mariadb', 'epmd', 'rabbitmq',
                  'keystone', 'k8s-keystone-auth', 'heat-api',
-                 'heat-engine', 'containerd', 'kubelet', 'kube-proxy'):
+                 'heat-api-cfn', 'heat-engine', 'containerd', 'kubelet',
+                 'kube-proxy'):
         assert '%-24s running' % name in result.stdout
-    assert result.stdout.count('(ready)') == 3
+    # The Kubernetes API, Keystone, Heat's API and its CFN API.
+    assert result.stdout.count('(ready)') == 4
 
 
 def test_up_again_keeps_the_running_cloud(localcloud):

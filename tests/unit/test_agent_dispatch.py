@@ -22,6 +22,7 @@ import tempfile
 import unittest
 
 from tests.unit import scripts
+from tools.lc import docker_host
 
 heat_config = scripts.load('agent_heat_config', 'agent', 'heat_config.py')
 cleanup = scripts.load('agent_docker_cmd_cleanup', 'agent', 'hooks',
@@ -274,3 +275,15 @@ class InstallTest(unittest.TestCase):
                          env['HEAT_SHELL_CONFIG'])
         self.assertEqual('/var/lib/heat-config/deployed',
                          env['HEAT_CONFIG_DEPLOYED'])
+
+    def test_a_booted_server_configures_each_polling_transport(self):
+        # os-apply-config renders os-collect-config.conf from the metadata
+        # Heat gives a server: a section per collector, each of its keys.
+        with open(os.path.join(scripts.REPO, 'agent', 'templates', 'etc',
+                               'os-collect-config.conf')) as f:
+            template = f.read()
+        for collector, keys in docker_host.COLLECTORS.items():
+            start = template.index('{{#%s}}\n[%s]\n' % (collector, collector))
+            section = template[start:template.index('{{/%s}}' % collector)]
+            for key in keys:
+                self.assertIn('\n%s = {{%s}}\n' % (key, key), section)

@@ -193,7 +193,8 @@ class CheckTest(KeysTestCase):
             cloud = heat.Heat.__new__(heat.Heat)
             cloud.dir, cloud.state_dir = os.path.join(state, 'heat'), state
             cloud.venv, cloud.conf = state, os.path.join(state, 'heat.conf')
-            cloud.cluster = types.SimpleNamespace(ca_file='ca.pem')
+            cloud.cluster = types.SimpleNamespace(
+                ca_file='ca.pem', info={'node': True}, port=lambda _: 8000)
             cloud.identity = types.SimpleNamespace(
                 password=lambda name: 'pw', url='http://127.0.0.1:5000/v3')
             cloud.configure_tool = lambda *args: ''

@@ -92,14 +92,25 @@ def test_pods_reach_the_api_server_at_the_kubernetes_service():
     assert rule[-1] == '127.0.0.1:6443'
 
 
-def test_pods_reach_a_host_port_at_the_bridge_address_and_only_it():
-    nat = [r for _, _, r in node_host.guard_rules(6443, [35357])
+def test_pods_and_the_host_reach_a_host_port_at_the_bridge_address_only():
+    nat = [(hook, r) for _, hook, r in node_host.guard_rules(6443, [35357])
            if r[-1] != '127.0.0.1:6443' and '-j' in r and 'DNAT' in r]
-    assert nat == [['-i', node_host.BRIDGE, '-d', node_host.GATEWAY, '-p',
-                    'tcp', '--dport', '35357', '-j', 'DNAT',
-                    '--to-destination', '127.0.0.1:35357']]
+    to_port = ['-d', node_host.GATEWAY, '-p', 'tcp', '--dport', '35357',
+               '-j', 'DNAT', '--to-destination', '127.0.0.1:35357']
+    # Pods from the bridge; this host's own connections (a docker host's
+    # agent given the URL servers use) in OUTPUT.
+    assert nat == [('PREROUTING', ['-i', node_host.BRIDGE] + to_port),
+                   ('OUTPUT', to_port)]
     assert node_host.host_url(35357) == 'http://%s:35357' % (
         node_host.GATEWAY)
+
+
+def test_down_finds_the_chains_of_host_ports_too():
+    hooks = {(table, hook) for table, hook, _ in node_host.guard_rules(
+        6443, [35357])}
+    assert hooks <= {(table, hook) for table, hook, _ in
+                     node_host.guard_rules(0, [0])}
+    assert ('nat', 'OUTPUT') in hooks
 
 
 def test_containerd_uses_runc_without_systemd_and_the_local_pause():

@@ -32,6 +32,7 @@ from tools.lc.kubernetes import controlplane
 from tools.lc.kubernetes import node as node_mod
 from tools.lc.kubernetes import node_host
 from tools.lc.kubernetes import storage
+from tools.lc.openstack import heat
 from tools.lc.openstack import keystone
 
 
@@ -81,8 +82,9 @@ def cmd_up(args):
         built - started, ready - built))
     cluster.info['venv'] = venv_dir
     # Keystone's public API, as an operator's clusters reach it (a control
-    # plane on it: environments/existing-keystone.yaml).
-    cluster.info[node_mod.PODS_REACH] = [keystone.NAME]
+    # plane on it: environments/existing-keystone.yaml), and Heat's CFN
+    # API, as servers reach it (heat_metadata_server_url).
+    cluster.info[node_mod.PODS_REACH] = [keystone.NAME, heat.API_CFN]
     cluster.info['heat_series'] = args.heat_series or venv.NEWEST_SERIES
     if args.token_expiration:
         cluster.info.setdefault('openstack', {})['token_expiration'] = (

@@ -109,10 +109,11 @@ class Service(object):
         """A program of the service's virtualenv."""
         return os.path.join(self.venv, 'bin', name)
 
-    def uwsgi(self, module, processes, threads, *args, procname):
-        """argv: uWSGI serving the WSGI `module` on the service's port."""
+    def uwsgi(self, module, processes, threads, *args, procname, port=None):
+        """argv: uWSGI serving the WSGI `module` on the service's port (or
+        `port`)."""
         return [self.bin('uwsgi'),
-                '--http-socket', '127.0.0.1:%d' % self.port,
+                '--http-socket', '127.0.0.1:%d' % (port or self.port),
                 '--module', module] + list(args) + [
                 '--master', '--processes', str(processes),
                 '--threads', str(threads),

@@ -15,18 +15,20 @@
 
 ``start(state_dir, stack, env)`` reads the stack's host ``agent_config``
 output (the deployed server's os-collect-config settings: Heat's API and
-the server's own Keystone credentials), installs the agent side
-(agent/install.py: our dispatcher, ``script`` and ``docker-cmd`` hooks,
-os-collect-config, os-refresh-config and os-apply-config from PyPI in a
-cached virtualenv) under ``<state>/docker-host/<stack>`` and starts
-os-collect-config there: it polls Heat (POLL_SERVER_HEAT), runs each new
-deployment and signals the result back (HEAT_SIGNAL), as on a real server.
-Containers run under podman (``HEAT_DOCKER_CMD``) with a containers.conf
-giving what this machine needs: runc, cgroupfs and explicit ulimits, and a
-container store of the host's own (images shared, read-only, from the
-machine's store): each docker host is a separate server, whose docker-cmd
-cleanup must not see another stack's containers. ``podman_env()`` gives
-the environment to look at a host's containers (``podman ps``).
+the server's own Keystone credentials, or its CFN API keys), installs the
+agent side (agent/install.py: our dispatcher, ``script`` and
+``docker-cmd`` hooks, os-collect-config, os-refresh-config and
+os-apply-config from PyPI in a cached virtualenv) under
+``<state>/docker-host/<stack>`` and starts os-collect-config there: it
+polls Heat (POLL_SERVER_HEAT, or its CFN API with POLL_SERVER_CFN), runs
+each new deployment and signals the result back (HEAT_SIGNAL, CFN_SIGNAL),
+as on a real server. Containers run under podman (``HEAT_DOCKER_CMD``)
+with a containers.conf giving what this machine needs: runc, cgroupfs and
+explicit ulimits, and a container store of the host's own (images
+shared, read-only, from the machine's store): each docker host is a
+separate server, whose docker-cmd cleanup must not see another stack's
+containers. ``podman_env()`` gives the environment to look at a host's
+containers (``podman ps``).
 """
 
 import functools
@@ -113,25 +115,39 @@ def process_name(stack):
     return 'docker-host-' + stack
 
 
+# The collectors a deployed server polls Heat with, by its transport
+# (ContainerHostConfigTransport), and the settings each takes.
+COLLECTORS = {
+    'heat': ('auth_url', 'user_id', 'password', 'project_id', 'stack_id',
+             'resource_name', 'region_name'),
+    'cfn': ('metadata_url', 'access_key_id', 'secret_access_key',
+            'stack_name', 'path'),
+}
+
+
 def collect_config(agent_config, cachedir, root):
     """os-collect-config.conf for a deployed server's `agent_config`."""
-    heat = agent_config.get('heat')
-    if not heat:
-        raise ValueError('agent_config has no heat collector settings (the '
-                         'host needs ContainerHostConfigTransport: '
-                         'POLL_SERVER_HEAT): %s' % sorted(agent_config))
+    # Heat blanks the settings of a transport the server no longer uses.
+    found = [c for c in agent_config.get('collectors') or COLLECTORS
+             if c in COLLECTORS and any((agent_config.get(c) or {}).values())]
+    if not found:
+        raise ValueError('agent_config has no heat or cfn collector '
+                         'settings (the host needs ContainerHostConfig'
+                         'Transport POLL_SERVER_HEAT or POLL_SERVER_CFN): '
+                         '%s' % sorted(agent_config))
+    collector = found[0]
     lines = ['[DEFAULT]',
-             'collectors = heat',
+             'collectors = ' + collector,
              'command = os-refresh-config --lockfile %s' % os.path.join(
                  root, 'var/run/os-refresh-config.lock'),
              'cachedir = %s' % cachedir,
              'polling_interval = %d' % POLLING_INTERVAL,
              'min_polling_interval = %d' % POLLING_INTERVAL,
-             '', '[heat]']
-    for key in ('auth_url', 'user_id', 'password', 'project_id', 'stack_id',
-                'resource_name', 'region_name'):
-        if heat.get(key):
-            lines.append('%s = %s' % (key, heat[key]))
+             '', '[%s]' % collector]
+    settings = agent_config[collector]
+    for key in COLLECTORS[collector]:
+        if settings.get(key):
+            lines.append('%s = %s' % (key, settings[key]))
     return '\n'.join(lines) + '\n'
 
 

@@ -43,13 +43,15 @@ TENANTS = ('demo', 'other')
 CLOUDS_FILE = 'clouds.yaml'
 # Process -> the attribute of its service, in the order `down` stops them
 # (`up` starts them the other way).
-SERVICE_OF = {heat.API: 'heat', heat.ENGINE: 'heat',
+SERVICE_OF = {heat.API: 'heat', heat.API_CFN: 'heat', heat.ENGINE: 'heat',
               keystone_auth.NAME: 'keystone_auth', keystone.NAME: 'keystone',
               rabbitmq.NAME: 'rabbitmq', rabbitmq.EPMD: 'rabbitmq',
               mariadb.NAME: 'mariadb'}
 PROCESSES = tuple(SERVICE_OF)
+# The first of them, stopped together by `down`.
+API_PROCESSES = 5
 PORTS = (mariadb.NAME, 'rabbitmq', 'rabbitmq-dist', 'epmd', keystone.NAME,
-         keystone_auth.NAME, heat.API)
+         keystone_auth.NAME, heat.API, heat.API_CFN)
 
 
 def _in_thread(fn):
@@ -199,6 +201,8 @@ class OpenStack(object):
         return {
             'keystone': (self.keystone.auth_url, self.keystone.healthy()),
             'heat-api': (self.heat.url, self.heat.healthy()),
+            'heat-api-cfn': (self.heat.servers_cfn_url, daemons.ready(
+                self.heat.process(heat.API_CFN))),
         }
 
     def restart(self, name):
@@ -209,8 +213,8 @@ class OpenStack(object):
         # shut down gracefully), then the broker and the database.
         joins = [_in_thread(functools.partial(
             procs.stop, self.state_dir, name, timeout=30))
-            for name in PROCESSES[:4]]
+            for name in PROCESSES[:API_PROCESSES]]
         for join in joins:
             join()
-        for name in PROCESSES[4:]:
+        for name in PROCESSES[API_PROCESSES:]:
             procs.stop(self.state_dir, name, timeout=30)

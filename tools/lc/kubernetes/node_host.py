@@ -133,8 +133,10 @@ def guard_rules(apiserver_port, host_ports=()):
     Service address, as kube-proxy serves loopback NodePorts, and each of
     host_ports (a public API of the cloud bound to 127.0.0.1, as an
     operator's clusters reach its Keystone) at the same port of the
-    bridge's address; and new connections of pods go to the NetworkPolicy
-    controller's queue (tools.lc.kubernetes.netpol)."""
+    bridge's address, as this host does too (one URL for pods, the servers
+    behind them and the host: Heat hands it to servers); and new
+    connections of pods go to the NetworkPolicy controller's queue
+    (tools.lc.kubernetes.netpol)."""
     return [
         ('filter', 'FORWARD', ['-i', BRIDGE, '!', '-o', BRIDGE, '-j',
                                'DROP']),
@@ -142,10 +144,13 @@ def guard_rules(apiserver_port, host_ports=()):
                                '-p', 'tcp', '--dport', '443', '-j', 'DNAT',
                                '--to-destination',
                                '127.0.0.1:%d' % apiserver_port]),
-    ] + [('nat', 'PREROUTING', ['-i', BRIDGE, '-d', GATEWAY, '-p', 'tcp',
-                                '--dport', str(port), '-j', 'DNAT',
-                                '--to-destination', '127.0.0.1:%d' % port])
-         for port in host_ports] + netpol.queue_rules(POD_CIDR)
+    ] + [(table, hook, match + ['-d', GATEWAY, '-p', 'tcp', '--dport',
+                                 str(port), '-j', 'DNAT', '--to-destination',
+                                 '127.0.0.1:%d' % port])
+         for port in host_ports
+         for table, hook, match in (('nat', 'PREROUTING', ['-i', BRIDGE]),
+                                    ('nat', 'OUTPUT', []))
+         ] + netpol.queue_rules(POD_CIDR)
 
 
 def host_url(port):
@@ -206,7 +211,7 @@ def network_up(apiserver_port, host_ports=()):
         _iptables(table, '-A', chain, *rule)
 
 def _iptables_down():
-    for table, hook, _ in guard_rules(0):
+    for table, hook, _ in guard_rules(0, [0]):  # every chain, ports or not
         chain = '%s-%s' % (CHAIN, hook)
         while _iptables(table, '-D', hook, '-j', chain, check=False):
             pass

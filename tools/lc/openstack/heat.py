@@ -30,10 +30,12 @@ import subprocess
 from tools.lc import daemons
 from tools.lc import fetch
 from tools.lc import procs
+from tools.lc.kubernetes import node_host
 from tools.lc.openstack import keystone
 from tools.lc.openstack import passwords
 
 API = 'heat-api'
+API_CFN = 'heat-api-cfn'
 ENGINE = 'heat-engine'
 ENGINE_WORKERS = 2
 STACK_DOMAIN = 'heat'
@@ -57,6 +59,11 @@ stack_user_domain_name = {stack_domain}
 stack_domain_admin = {stack_domain_admin}
 stack_domain_admin_password = {stack_domain_admin_password}
 region_name_for_services = {region}
+# Servers (a Nova server's agent, a docker host's) reach Heat's CFN API
+# where they route to, not at the loopback address clients use: their
+# deployments (POLL_SERVER_CFN) and signals (CFN_SIGNAL) go there.
+heat_metadata_server_url = {servers_cfn}
+heat_waitcondition_server_url = {servers_cfn}/v1/waitcondition
 graceful_shutdown_timeout = 2
 # `stack export` (and abandon) for the secret-leak tests: what it shows of
 # a stack is part of what must hold no secret value.
@@ -125,12 +132,33 @@ user_domain_name = Default
 [clients_keystone]
 auth_uri = {keystone}
 
+[ec2authtoken]
+# heat-api-cfn checks a server's EC2 signature with Keystone: Heat 24 and
+# 25 read auth_uri, 26 and later a keystoneauth adapter, which logs in as
+# Heat's service user (Keystone answers ec2tokens to a service only).
+auth_uri = {keystone}/v3
+endpoint_override = {keystone}
+auth_type = password
+auth_url = {keystone}
+username = {service_user}
+password = {service_password}
+project_name = service
+user_domain_name = Default
+project_domain_name = Default
+
 [paste_deploy]
 api_paste_config = {dir}/api-paste.ini
 
 [oslo_concurrency]
 lock_path = {dir}/lock
 """
+
+# Heat 22 and later check the CFN API's DescribeStackResource (a server's
+# metadata poll, POLL_SERVER_CFN) against `project_id:%(project_id)s`
+# with no target, which denies every caller; the stack is looked up in the
+# caller's own project, so the roles Heat names decide alone.
+POLICY = {'cloudformation:DescribeStackResource':
+          'role:reader or role:heat_stack_user'}
 
 
 def _parse_time(text):
@@ -156,6 +184,19 @@ class Heat(daemons.Service):
         # When this start's engine workers started; None: they were
         # running already (and registered long ago).
         self.engines_since = None
+
+    @property
+    def cfn_url(self):
+        return 'http://127.0.0.1:%d' % self.cluster.port(API_CFN)
+
+    @property
+    def servers_cfn_url(self):
+        """The CFN API as servers reach it: at the pods' gateway when the
+        cloud has its real node (node_host.guard_rules: pods, the servers
+        behind a compute node's uplink and this host), else loopback."""
+        if self.cluster.info.get('node'):
+            return node_host.host_url(self.cluster.port(API_CFN))
+        return self.cfn_url
 
     @property
     def endpoint(self):
@@ -195,12 +236,17 @@ class Heat(daemons.Service):
                 STACK_DOMAIN_ADMIN),
             region=keystone.REGION, db=db_url,
             keystone=self.identity.url, service_user=SERVICE_USER,
+            servers_cfn=self.servers_cfn_url,
             service_password=self.identity.password(SERVICE_USER),
             dir=self.dir)
         paste = os.path.join(self.dir, 'api-paste.ini')
         with open(os.path.join(self.venv, 'etc', 'heat',
                                'api-paste.ini')) as released:
-            daemons.write_files({self.conf: text, paste: released.read()})
+            daemons.write_files({
+                self.conf: text, paste: released.read(),
+                # oslo.policy finds policy.yaml beside heat.conf.
+                os.path.join(self.dir, 'policy.yaml'): json.dumps(
+                    POLICY, indent=2)})  # JSON is YAML
         # heat-k8s's settings, by its helper: the endpoint from the
         # catalog (registered by register_kubernetes()), the cluster's CA.
         self.configure_tool('--config-file', self.conf, '--catalog',
@@ -244,6 +290,14 @@ class Heat(daemons.Service):
                                      '--config-file', self.conf],
                             ready=self._registered, what=workers,
                             ready_timeout=120, stop_timeout=20),
+            # The API servers' agents use (heat_metadata_server_url).
+            daemons.Process(API_CFN, self.uwsgi(
+                'heat.wsgi.cfn:application', 1, 2,
+                '--pyargv', '--config-file ' + self.conf, procname=API_CFN,
+                port=self.cluster.port(API_CFN)),
+                ready=daemons.answers(self.cfn_url + '/', (200, 300)),
+                what='heat-api-cfn at ' + self.cfn_url,
+                ready_timeout=120, stop_timeout=20),
             daemons.Process(API, self.uwsgi(
                 'heat.wsgi.api:application', 2, 1,
                 '--pyargv', '--config-file ' + self.conf, procname=API),
