@@ -103,11 +103,15 @@ FILES = (
     ('agent-server/initramfs-hook', '/etc/initramfs-tools/hooks/heat-k8s',
      0o755),
 )
-# Staged files the kernel's postinst reads when it makes the initrd.
-ESSENTIAL = ('/etc/initramfs-tools',)
+# Staged before the packages: the initrd the kernel's postinst makes
+# reads initramfs-tools' settings and /etc/fstab (root's fsck).
+ESSENTIAL = ('/etc',)
 REQUIREMENTS = 'agent-server/requirements.txt'
-# The drivers the initrd must hold for root=/dev/vda.
-INITRD_MODULES = ('virtio_pci', 'virtio_blk', 'virtio_net', 'ext4')
+# The drivers the initrd loads (tools/images/agent-server/initramfs-hook):
+# root=/dev/vda's, and the config drive's, which must be there when
+# cloud-init looks (under emulation the root's udev found it too late).
+INITRD_MODULES = ('virtio_pci', 'virtio_blk', 'virtio_net', 'crc32c_generic',
+                  'ext4', 'ata_piix', 'ahci', 'sr_mod', 'isofs')
 
 
 def _script(kernel, kernel_version):
@@ -124,8 +128,10 @@ def _script(kernel, kernel_version):
         'done' % ' '.join(INITRD_MODULES),
         '%s/bin/os-collect-config --help >/dev/null' % install.VENV,
         'touch %s/%s' % (install.VENV, install.VENV_COMPLETE),
-        # The build's name is not the server's; cloud-init sets its own.
+        # The build machine's name and resolver are not the server's
+        # (cloud-init sets its name, dhclient its resolver).
         'echo localhost >/etc/hostname',
+        'rm -f /etc/resolv.conf',
         # The server has no route to Debian's mirrors.
         'systemctl mask apt-daily.timer apt-daily-upgrade.timer',
     ]) + '\n'
@@ -223,7 +229,7 @@ def _build(versions, kernel, kernel_version, archives, out, log):
         os.unlink(tar)
         log('server image: loading %s into its podman store'
             % ', '.join(CONTAINER_IMAGES))
-        _preload(root, archives, versions, work)
+        _preload(root, archives, versions)
         staged = os.path.join(work, 'out')
         os.makedirs(staged)
         for name, prefix in ((KERNEL, 'vmlinuz-'), (RAMDISK, 'initrd.img-')):
@@ -245,21 +251,22 @@ def _build(versions, kernel, kernel_version, archives, out, log):
     _prune(out)
 
 
-def _preload(root, archives, versions, work):
+def _preload(root, archives, versions):
     """The archives loaded into the rootfs's podman store."""
     graph = os.path.join(root, GRAPHROOT.lstrip('/'))
-    run = os.path.join(work, 'podman-run')
-    podman = ['podman', '--root', graph, '--runroot', run, '--tmpdir',
-              os.path.join(run, 'libpod'), '--storage-driver', 'overlay',
-              '--events-backend', 'none']
-    # The server's storage options, not this machine's.
-    env = dict(os.environ, CONTAINERS_STORAGE_CONF=os.path.join(
-        root, STORAGE_CONF.lstrip('/')))
-    for archive in archives:
-        images._run(podman + ['load', '--quiet', '-i', archive], env=env)
-    listed = images._run(podman + ['images', '--format',
-                                   '{{.Repository}}:{{.Tag}}'],
-                         env=env).split()
+    # In /tmp: podman takes no runroot longer than 50 characters.
+    with tempfile.TemporaryDirectory(prefix='heat-k8s-podman-') as run:
+        podman = ['podman', '--root', graph, '--runroot', run, '--tmpdir',
+                  os.path.join(run, 'libpod'), '--storage-driver', 'overlay',
+                  '--events-backend', 'none']
+        # The server's storage options, not this machine's.
+        env = dict(os.environ, CONTAINERS_STORAGE_CONF=os.path.join(
+            root, STORAGE_CONF.lstrip('/')))
+        for archive in archives:
+            images._run(podman + ['load', '--quiet', '-i', archive], env=env)
+        listed = images._run(podman + ['images', '--format',
+                                       '{{.Repository}}:{{.Tag}}'],
+                             env=env).split()
     missing = [recipes.ref(n, versions) for n in CONTAINER_IMAGES
                if recipes.ref(n, versions) not in listed]
     if missing:
