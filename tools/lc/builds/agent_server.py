@@ -132,6 +132,13 @@ def _script(kernel, kernel_version):
         # (cloud-init sets its name, dhclient its resolver).
         'echo localhost >/etc/hostname',
         'rm -f /etc/resolv.conf',
+        # os-collect-config's local collector restores the locale Python
+        # reports, en_US.UTF-8 even for C.UTF-8 (its alias table), and
+        # failed on every poll while it was not generated; cloud-init's
+        # default locale, which it then leaves alone.
+        "echo 'en_US.UTF-8 UTF-8' >/etc/locale.gen",
+        'locale-gen',
+        'update-locale LANG=en_US.UTF-8',
         # The server has no route to Debian's mirrors.
         'systemctl mask apt-daily.timer apt-daily-upgrade.timer',
     ]) + '\n'
