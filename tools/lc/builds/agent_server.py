@@ -103,9 +103,9 @@ FILES = (
     ('agent-server/initramfs-hook', '/etc/initramfs-tools/hooks/heat-k8s',
      0o755),
 )
-# Staged before the packages: the initrd the kernel's postinst makes
-# reads initramfs-tools' settings and /etc/fstab (root's fsck).
-ESSENTIAL = ('/etc',)
+# Staged before the packages: the kernel's postinst makes the initrd
+# with initramfs-tools' settings.
+ESSENTIAL = ('/etc/initramfs-tools',)
 REQUIREMENTS = 'agent-server/requirements.txt'
 # The drivers the initrd loads (tools/images/agent-server/initramfs-hook):
 # root=/dev/vda's, and the config drive's, which must be there when
@@ -126,6 +126,8 @@ def _script(kernel, kernel_version):
         'for m in %s; do lsinitramfs /boot/initrd.img-* | '
         'grep -q "/$m\\.ko" || { echo "initrd without $m" >&2; exit 1; }; '
         'done' % ' '.join(INITRD_MODULES),
+        'lsinitramfs /boot/initrd.img-* | grep -q "/e2fsck$" || '
+        '{ echo "initrd without e2fsck" >&2; exit 1; }',
         '%s/bin/os-collect-config --help >/dev/null' % install.VENV,
         'touch %s/%s' % (install.VENV, install.VENV_COMPLETE),
         # The build machine's name and resolver are not the server's
