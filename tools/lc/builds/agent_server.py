@@ -24,7 +24,8 @@ What it is, and why:
 - Its kernel and an initrd generated in the chroot, booted directly
   (Glance's kernel_id and ramdisk_id, as guest.py's test guest): no
   partition table or boot loader. The initrd holds only what mounts
-  root=/dev/vda on a QEMU machine (virtio, ext4): it is smaller, and
+  root=/dev/vda on a QEMU machine (virtio, ext4, the root's fsck) and the
+  config drive's CD-ROM drivers (INITRD_MODULES): it is smaller, and
   unpacks faster under emulation. The kernel is the one guest.py boots,
   the host's apt candidate; Debian's updates and security sources are
   the build's too, and the build fails if it installed another version,
@@ -37,8 +38,9 @@ What it is, and why:
 - The agent's virtualenv (agent/install.py's VENV, complete with its
   marker) with AGENT_PACKAGES and what they need, pinned in
   tools/images/agent-server/requirements.txt and installed from wheels
-  fetched at build time: the server has no route to PyPI.
-- podman (crun, host networking: no network backend) with the identity
+  fetched at build time: the server has no route to PyPI. en_US.UTF-8
+  is generated: os-collect-config's local collector needs it.
+- podman (crun; the containers use the host's network) with the identity
   stack's container images (CONTAINER_IMAGES, at recipes.ref's tags)
   already in its overlay store: the server needs no registry and unpacks
   nothing at boot. The host's podman loads them into the rootfs's store
