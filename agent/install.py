@@ -99,6 +99,10 @@ WantedBy=multi-user.target
 # What a server needs from PyPI (heat-agents' hooks are not published).
 AGENT_PACKAGES = ('os-collect-config==14.1.0', 'os-refresh-config==14.1.0',
                   'os-apply-config==14.1.0')
+# A server's virtualenv; an image that holds it complete (the marker
+# file) needs no PyPI at boot (tools/lc/builds/agent_server.py).
+VENV = '/opt/heat-config-agent'
+VENV_COMPLETE = '.heat-config-agent-complete'
 
 
 def sources():
@@ -180,7 +184,7 @@ def install(root, venv=None, log=print, docker_cmd=None, service=False):
     write(os.path.join(root, ENV_FILE), ''.join(
         '%s=%s\n' % (k, shlex.quote(v)) for k, v in sorted(
             env.items())), 0o644)
-    complete = venv and os.path.join(venv, '.heat-config-agent-complete')
+    complete = venv and os.path.join(venv, VENV_COMPLETE)
     if venv and not os.path.exists(complete):
         log('installing %s into %s' % (', '.join(AGENT_PACKAGES), venv))
         subprocess.run([sys.executable, '-m', 'venv', '--clear', venv],
@@ -211,7 +215,7 @@ def install_service(root, venv, log):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--root', default='/')
-    p.add_argument('--venv', default='/opt/heat-config-agent')
+    p.add_argument('--venv', default=VENV)
     p.add_argument('--no-venv', action='store_true')
     p.add_argument('--docker-cmd', help='HEAT_DOCKER_CMD (default docker)',
                    default=None if BOOT_DOCKER_CMD.startswith('@') else

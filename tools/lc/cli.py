@@ -24,6 +24,7 @@ from tools.lc import docker_host
 from tools.lc import openstack_cloud
 from tools.lc import paths
 from tools.lc import procs
+from tools.lc.builds import agent_server
 from tools.lc.builds import go
 from tools.lc.builds import images
 from tools.lc.builds import recipes
@@ -131,6 +132,10 @@ def cmd_images(args):
     if node and node.status().get('containerd'):
         # A running node gets what was just built (opt-in images too).
         node.load_images()
+
+
+def cmd_agent_server(args):
+    print(agent_server.ensure(log=_log))
 
 
 def cmd_docker_host(args):
@@ -272,6 +277,10 @@ def parser():
                    'all but the opt-in ones, built only when named: %s)'
                    % ', '.join(i.name for i in recipes.OPTIONAL_IMAGES))
     i.set_defaults(func=cmd_images)
+    sub.add_parser('agent-server', help="build the nova-docker server "
+                   "image (kernel, initrd, qcow2 root disk; cached by "
+                   "content) and print its directory").set_defaults(
+        func=cmd_agent_server)
     h = sub.add_parser('docker-host', help="make this machine the docker "
                        "host of a stack's OS::Heat::DeployedServer: start "
                        "the heat-config agent with the host's agent_config")

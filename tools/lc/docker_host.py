@@ -31,9 +31,7 @@ containers. ``podman_env()`` gives the environment to look at a host's
 containers (``podman ps``).
 """
 
-import functools
 import hashlib
-import importlib.util
 import json
 import os
 import shutil
@@ -43,8 +41,8 @@ import time
 
 from tools.lc import paths
 from tools.lc import procs
+from tools.lc.builds import agent
 
-AGENT_DIR = os.path.join(paths.REPO_DIR, 'agent')
 # A real server polls every 30 s; loopback Heat can take a poll a second.
 POLLING_INTERVAL = 1
 RUN_ROOTS = '/run/heat-k8s-docker-hosts'
@@ -72,20 +70,10 @@ additionalimagestores = ["{images}"]
 """
 
 
-@functools.cache
-def _install_module():
-    """agent/install.py: loaded from its file, agent/ ships as files."""
-    spec = importlib.util.spec_from_file_location(
-        'heat_k8s_agent_install', os.path.join(AGENT_DIR, 'install.py'))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def agent_venv():
     """The agents' virtualenv, keyed by their pins and Python version."""
     pins = '\n'.join(('%d.%d' % sys.version_info[:2],) +
-                     _install_module().AGENT_PACKAGES)
+                     agent.install_module().AGENT_PACKAGES)
     return os.path.join(paths.cache_dir(), 'venv', 'agent-' + hashlib.sha256(
         pins.encode()).hexdigest()[:12])
 
@@ -182,7 +170,7 @@ def configure(state_dir, stack, agent_config, log=print):
     base = host_dir(state_dir, stack)
     root = os.path.join(base, 'root')
     venv = agent_venv()
-    env = _install_module().install(root, venv, log=log)
+    env = agent.install_module().install(root, venv, log=log)
     conf = os.path.join(base, 'os-collect-config.conf')
     _write(conf, collect_config(agent_config,
                                 os.path.join(base, 'collect-cache'), root))

@@ -15,7 +15,9 @@
 `go` builds the pinned Kubernetes components from Go modules
 (tools/versions.env, tools/gomod), `debs` installs the Debian packages a
 service needs, `venv` makes the OpenStack virtualenv with heat-k8s in it,
-`recipes` declares the container images and `images` builds them.
+`recipes` declares the container images and `images` builds them;
+`guest` builds the tiny test guest and `agent_server` the nova-docker
+server image (`agent` loads agent/install.py for it and the docker host).
 Everything is cached by version or content. Imports only
 `tools.lc.paths` and modules of this package; it starts no long-running
 process.

@@ -55,7 +55,7 @@ def kernel_package():
     raise RuntimeError('%s depends on no kernel:\n%s' % (KERNEL_PACKAGE, out))
 
 
-def _package_version(package):
+def package_version(package):
     out = subprocess.run(['apt-cache', 'show', '--no-all-versions', package],
                          capture_output=True, text=True, check=True).stdout
     for line in out.splitlines():
@@ -69,8 +69,8 @@ def _key(kernel):
     for name in [n for n, _, _ in FILES] + [MODULES]:
         with open(os.path.join(GUEST_DIR, name), 'rb') as f:
             digest.update(name.encode() + b'\0' + f.read())
-    digest.update(_package_version(BUSYBOX_PACKAGE).encode())
-    return '%s-%s-%s' % (kernel, _package_version(kernel),
+    digest.update(package_version(BUSYBOX_PACKAGE).encode())
+    return '%s-%s-%s' % (kernel, package_version(kernel),
                          digest.hexdigest()[:12])
 
 

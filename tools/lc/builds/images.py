@@ -267,7 +267,15 @@ def single_binary_rootfs(binary, name, rootfs):
             tar.addfile(info, f)
 
 
-def _rootfs_debian(image, versions, workdir, log):
+def _rootfs_debian(image, versions, workdir, log, essential=(),
+                   mirrors=()):
+    """The image's root file system as a tar in `workdir`.
+
+    `essential`: directories of the staged files copied in before the
+    packages install, for files their own scripts read; `mirrors`: apt
+    sources besides MIRROR's suite (a "deb URI SUITE COMPONENT" line each).
+    Neither shapes a container image (see agent_server).
+    """
     stage = os.path.join(workdir, 'stage')
     os.makedirs(stage)
     _stage(image, versions, stage)
@@ -275,10 +283,18 @@ def _rootfs_debian(image, versions, workdir, log):
     debs = os.path.join(paths.cache_dir(), 'debs', versions['DEBIAN_SUITE'])
     os.makedirs(debs, exist_ok=True)
     rootfs = os.path.join(workdir, 'rootfs.tar')
+    argv = _mmdebstrap_argv(image, versions, stage, wheels, debs, rootfs)
+    # Options go before the suite, output and mirror the argv ends with.
+    hooks = []
+    for path in essential:
+        path = path.strip('/')
+        hooks += ['--essential-hook=mkdir -p "$1"/%s' % path,
+                  '--essential-hook=sync-in %s /%s' % (
+                      os.path.join(stage, path), path)]
+    argv = argv[:-3] + hooks + argv[-3:] + list(mirrors)
     # The chroot inherits the environment: none of the host's pip settings.
     env = {k: v for k, v in os.environ.items() if not k.startswith('PIP_')}
-    _run(_mmdebstrap_argv(image, versions, stage, wheels, debs, rootfs),
-         env=env)
+    _run(argv, env=env)
     return rootfs
 
 
