@@ -86,7 +86,9 @@ def new_project(localcloud, prefix, directory):
     try:
         user = localcloud.openstack(
             'user', 'create', '--domain', 'Default', '--project', name,
-            '--password', password, name, **admin)
+            # One argument: a password may start with '-' (token_urlsafe
+            # draws it), which argparse took for an option.
+            '--password=' + password, name, **admin)
         localcloud.run('openstack', 'role', 'add', '--user', user['id'],
                        '--project', project['id'], ROLE, **admin)
         made = Project(localcloud, name, project['id'], password,
