@@ -40,21 +40,18 @@ server that shares its machine, like tools/localcloud's docker host):
   and a systemd unit running os-collect-config, started when the root is
   ``/`` and systemd runs.
 
-The files come from this directory, or from BUNDLE below when Heat
-embedded them into a boot script (templates/hosts/nova-docker.yaml).
+The files come from this directory: a server's image carries it
+(templates/hosts/nova-docker.yaml's boot script runs this file there;
+Nova takes at most 64 KiB of boot data, less than the agent's files).
 Standard library only.
 """
 
 import argparse
-import json
 import os
 import shlex
 import subprocess
 import sys
 
-BUNDLE = r"""@BUNDLE@"""
-# The boot script's HEAT_DOCKER_CMD (ContainerHostDockerCommand).
-BOOT_DOCKER_CMD = r"""@DOCKER_CMD@"""
 HERE = os.path.dirname(os.path.abspath(__file__))
 # source (relative to agent/) -> installed path (relative to the root)
 FILES = {
@@ -106,9 +103,7 @@ VENV_COMPLETE = '.heat-config-agent-complete'
 
 
 def sources():
-    """{relative source path: text}: the bundle, or this directory."""
-    if not BUNDLE.startswith('@'):
-        return json.loads(BUNDLE)
+    """{relative source path: text}, from this directory."""
     found = {}
     for src in FILES:
         with open(os.path.join(HERE, src)) as f:
@@ -217,14 +212,9 @@ def main(argv=None):
     p.add_argument('--root', default='/')
     p.add_argument('--venv', default=VENV)
     p.add_argument('--no-venv', action='store_true')
-    p.add_argument('--docker-cmd', help='HEAT_DOCKER_CMD (default docker)',
-                   default=None if BOOT_DOCKER_CMD.startswith('@') else
-                   BOOT_DOCKER_CMD)
+    p.add_argument('--docker-cmd', help='HEAT_DOCKER_CMD (default docker)')
     p.add_argument('--service', action='store_true',
                    help='run os-collect-config as a systemd service')
-    # Run as a server's boot script (bundle embedded, no arguments): the
-    # agent is to run as a service.
-    p.set_defaults(service=not BUNDLE.startswith('@'))
     args = p.parse_args(argv)
     install(args.root, None if args.no_venv else args.venv,
             docker_cmd=args.docker_cmd, service=args.service)

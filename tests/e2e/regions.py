@@ -14,6 +14,7 @@
 registered there see it: the local admin's view of it, and a member's
 clouds.yaml naming it (environments/existing-keystone.yaml)."""
 
+import contextlib
 import json
 import os
 
@@ -77,3 +78,22 @@ def in_own_region(project, tmp_path, region):
 def names(localcloud):
     """The local cloud's regions."""
     return {r['Region'] for r in admin(localcloud, 'region', 'list')}
+
+
+@contextlib.contextmanager
+def heat_in(localcloud, region):
+    """The local cloud's Heat listed in `region` too, as an operator lets
+    one Heat serve a region (Heat takes a request's X-Region-Name, which
+    `openstack --os-region-name` sends, as its clients' region); the
+    endpoints go afterwards."""
+    [public] = admin(localcloud, 'endpoint', 'list', '--service',
+                     'orchestration', '--interface', 'public')
+    made = [admin(localcloud, 'endpoint', 'create', '--region', region,
+                  'orchestration', interface, public['URL'])['id']
+            for interface in ('public', 'internal')]
+    try:
+        yield public['URL']
+    finally:
+        localcloud.run('openstack', 'endpoint', 'delete', *made,
+                       os_cloud='admin')
+

@@ -45,22 +45,30 @@ def listed(env, *args):
 def upload_guest(env, workdir, suffix):
     """The guest's three Glance images: the bootable one's id."""
     built = guest.ensure(log=lambda *_: None)
-    ids = {}
-    for kind, name in (('aki', guest.KERNEL), ('ari', guest.RAMDISK)):
-        ids[kind] = listed(
-            env, 'image', 'create', '--disk-format', kind,
-            '--container-format', kind, '--file', os.path.join(built, name),
-            'guest-%s-%s' % (kind, suffix))['id']
     disk = os.path.join(workdir, 'guest-disk.raw')
     with open(disk, 'wb') as f:
         f.truncate(1024 * 1024)
+    return upload_kernel_boot(
+        env, 'guest-' + suffix, os.path.join(built, guest.KERNEL),
+        os.path.join(built, guest.RAMDISK), disk, 'raw', guest.COMMAND_LINE)
+
+
+def upload_kernel_boot(env, name, kernel, ramdisk, disk, disk_format,
+                       command_line, *args):
+    """An image Nova boots by its kernel: the kernel and ramdisk as aki and
+    ari images, the disk naming them; (its id, the three ids)."""
+    ids = {}
+    for kind, path in (('aki', kernel), ('ari', ramdisk)):
+        ids[kind] = listed(
+            env, 'image', 'create', '--disk-format', kind,
+            '--container-format', kind, '--file', path,
+            '%s-%s' % (name, kind))['id']
     image = listed(
-        env, 'image', 'create', '--disk-format', 'raw',
+        env, 'image', 'create', '--disk-format', disk_format,
         '--container-format', 'bare', '--file', disk,
         '--property', 'kernel_id=' + ids['aki'],
         '--property', 'ramdisk_id=' + ids['ari'],
-        '--property', 'os_command_line=' + guest.COMMAND_LINE,
-        'guest-' + suffix)
+        '--property', 'os_command_line=' + command_line, *args, name)
     return image['id'], [image['id'], ids['aki'], ids['ari']]
 
 
@@ -98,6 +106,32 @@ class ComputePod(object):
     def unprobe(self):
         self.run(SWITCH, 'ovs-vsctl', '--if-exists', 'del-port', 'br-int',
                  PROBE, check=False)
+
+    def token(self, auth_url, username, password, timeout=60):
+        """A project-scoped token of `username` from the Keystone at
+        `auth_url` (…/v3), asked from the pod: (its user's name, its
+        project's name)."""
+        code = (
+            'import json, sys, urllib.request\n'
+            'user = {"name": sys.argv[2], "domain": {"id": "default"}, '
+            '"password": sys.stdin.read()}\n'
+            'body = {"auth": {"identity": {"methods": ["password"], '
+            '"password": {"user": user}}, "scope": {"project": {'
+            '"name": sys.argv[2], "domain": {"id": "default"}}}}}\n'
+            'req = urllib.request.Request(sys.argv[1] + "/auth/tokens", '
+            'json.dumps(body).encode(), '
+            '{"Content-Type": "application/json"})\n'
+            'with urllib.request.urlopen(req, timeout=10) as resp:\n'
+            '    assert resp.headers["X-Subject-Token"]\n'
+            '    token = json.load(resp)["token"]\n'
+            'print(token["user"]["name"], token["project"]["name"])\n')
+        # The password on standard input, not in an argument list.
+        out = cloud.run(['kubectl', '-n', self.namespace, 'exec', '-i',
+                         self.name, '-c', NOVA_COMPUTE, '--', 'python3',
+                         '-c', code, auth_url, username],
+                        env=self.localcloud.env, input=password,
+                        timeout=timeout)
+        return tuple(out.stdout.split())
 
     def get(self, url, timeout=240):
         """What `url` answers from the pod, waiting for it to answer."""

@@ -43,6 +43,7 @@ from tests.e2e import stacks
 from tests.e2e import test_compute_cloud as compute
 from tests.e2e import test_docker_host as dh
 from tests.functional import cloud
+from tools.lc.builds import agent_server
 
 SERVICES = ('identity', 'image', 'placement', 'network', 'compute')
 UPLINK = '172.24.4.1/24'  # the compute node's, its provider network's
@@ -61,6 +62,12 @@ printf 'AMQP\\000\\000\\011\\001' | timeout 10 nc %(rabbitmq)s 5672 \\
 test -s /www/keystone.json
 '''
 AMQP_HEADER = b'AMQP\x00\x00\x09\x01'
+NOVA_DOCKER_ENVS = [os.path.join(dh.ENVIRONMENTS, n) for n in (
+    'nova-docker.yaml', 'localcloud-images.yaml')]
+# Under QEMU's emulation (this machine's /dev/kvm runs no guest of
+# libvirt's) a server's first boot, its agent and Keystone's schema steps
+# take minutes.
+NOVA_DOCKER_TIMEOUT = 2400
 KUBE_ENVS = compute.KUBE_ENVS + [
     os.path.join(dh.ENVIRONMENTS, 'existing-keystone.yaml')]
 
@@ -151,9 +158,27 @@ def test_the_region_lists_the_services_and_the_compute_host(localcloud,
                         agent='OVN Controller Gateway agent')
 
 
+@pytest.fixture(scope='module')
+def external(deployed):
+    """The provider network on the compute node's uplink (the admin's)."""
+    admin = deployed.admin
+    made = servers.listed(
+        admin, 'network', 'create', '--external', '--provider-network-type',
+        'flat', '--provider-physical-network', 'external',
+        'external-' + deployed.suffix)
+    try:
+        clients.openstack(admin, 'subnet', 'create', '--network', made['id'],
+                          '--subnet-range', UPLINK, '--gateway',
+                          UPLINK.split('/')[0], '--no-dhcp',
+                          'external-' + deployed.suffix)
+        yield made
+    finally:
+        clients.openstack(admin, 'network', 'delete', made['id'])
+
+
 def test_a_member_boots_a_server_with_its_own_token(localcloud, deployed,
                                                     operator_project,
-                                                    tmp_path):
+                                                    external, tmp_path):
     """A member's server, on its own network with a router to the
     provider network, reaches the local cloud's Keystone (where the pods
     reach it, compute_uplink_reach) through the compute node's uplink, and
@@ -161,14 +186,6 @@ def test_a_member_boots_a_server_with_its_own_token(localcloud, deployed,
     member = regions.in_own_region(operator_project, tmp_path,
                                    deployed.region)
     admin = deployed.admin
-    external = servers.listed(
-        admin, 'network', 'create', '--external', '--provider-network-type',
-        'flat', '--provider-physical-network', 'external',
-        'external-' + deployed.suffix)
-    clients.openstack(admin, 'subnet', 'create', '--network', external['id'],
-                      '--subnet-range', UPLINK, '--gateway',
-                      UPLINK.split('/')[0], '--no-dhcp',
-                      'external-' + deployed.suffix)
     rabbitmq = _pod_address(localcloud, operator_project.namespace,
                             deployed.prefix + 'rabbitmq')
     script = os.path.join(str(tmp_path), 'probes.sh')
@@ -199,7 +216,92 @@ def test_a_member_boots_a_server_with_its_own_token(localcloud, deployed,
     finally:
         if booted is not None:
             booted.clean_up()
-        clients.openstack(admin, 'network', 'delete', external['id'])
+
+
+def test_the_local_clouds_heat_runs_keystone_on_a_server_of_the_region(
+        localcloud, deployed, operator_project, external, tmp_path):
+    """environments/nova-docker.yaml, run (issue 37, step 3): the local
+    cloud's Heat, asked in the region, boots the agent server image built
+    here (tools/lc/builds/agent_server.py) on the region's Nova, on a
+    member's network with a router to the uplink; the server's agent polls
+    Heat's CFN API through the uplink and runs MariaDB, memcached and
+    Keystone under podman from templates/identity.yaml, the template that
+    runs on Kubernetes and on the docker host; Keystone in the server
+    issues a token, asked on that network."""
+    member = regions.in_own_region(operator_project, tmp_path,
+                                   deployed.region)
+    admin, suffix = deployed.admin, deployed.suffix
+    name = 'nd-' + suffix
+    password = 'nd-Admin-' + uuid.uuid4().hex[:12]
+    built = agent_server.ensure()
+    image, uploaded = servers.upload_kernel_boot(
+        member, name, os.path.join(built, agent_server.KERNEL),
+        os.path.join(built, agent_server.RAMDISK),
+        os.path.join(built, agent_server.DISK),
+        agent_server.DISK.rpartition('.')[2],  # disk.qcow2
+        agent_server.COMMAND_LINE)
+    clients.openstack(admin, 'flavor', 'create', '--vcpus', '2', '--ram',
+                      '2048', '--disk', str(agent_server.disk_gib(built)),
+                      name)
+    net = servers.listed(member, 'network', 'create', name)
+    subnet = servers.listed(member, 'subnet', 'create', '--network',
+                            net['id'], '--subnet-range', '10.99.0.0/24', name)
+    router = servers.listed(member, 'router', 'create',
+                            '--external-gateway', external['id'], name)
+    clients.openstack(member, 'router', 'add', 'subnet', router['id'],
+                      subnet['id'])
+    settings = os.path.join(str(tmp_path), 'nova-docker-here.yaml')
+    with open(settings, 'w') as f:
+        json.dump({'parameter_defaults': {  # JSON is YAML
+            'ContainerHostImage': image, 'ContainerHostFlavor': name,
+            'ContainerHostNetwork': name,
+            'ContainerHostDockerCommand': 'podman',
+            'ContainerHostConfigTransport': 'POLL_SERVER_CFN',
+            'ContainerHostSignalTransport': 'CFN_SIGNAL'}}, f)
+    heat = stacks.Heat(localcloud, operator_project.name,
+                       clouds_file=member['OS_CLIENT_CONFIG_FILE'])
+    pod = servers.ComputePod(localcloud, operator_project.namespace,
+                             deployed.host)
+    probe = None
+    try:
+        with regions.heat_in(localcloud, deployed.region):
+            started = time.monotonic()
+            clients.openstack(member, 'stack', 'create', '--timeout', str(
+                NOVA_DOCKER_TIMEOUT // 60), *dh.create_args(
+                    os.path.join(cloud.REPO, 'templates', 'identity.yaml'),
+                    {'admin_password': password},
+                    NOVA_DOCKER_ENVS + [settings]), name)
+            shown = heat.wait(name, timeout=NOVA_DOCKER_TIMEOUT)
+            created = time.monotonic() - started
+            assert shown.stack_status == 'CREATE_COMPLETE', (
+                shown.stack_status_reason)
+            auth_url = clients.openstack(
+                member, 'stack', 'output', 'show', name, 'auth_url', '-f',
+                'value', '-c', 'output_value').strip()
+            probe = servers.listed(member, 'port', 'create', '--network',
+                                   net['id'], 'probe-' + name)
+            pod.probe(probe)
+            assert pod.token(auth_url, 'admin', password) == (
+                'admin', 'admin')
+            print('\nnova-docker in the region: CREATE_COMPLETE after '
+                  '%.0fs, a token from the server\'s Keystone after %.0fs'
+                  % (created, time.monotonic() - started))
+            clients.openstack(member, 'stack', 'delete', '-y', '--wait',
+                              name)
+            assert servers.listed(member, 'server', 'list') == []
+    finally:
+        if probe is not None:
+            pod.unprobe()
+            clients.openstack(member, 'port', 'delete', probe['id'])
+        cloud.run(['openstack', 'stack', 'delete', '-y', '--wait', name],
+                  env=member, check=False)
+        clients.openstack(member, 'router', 'remove', 'subnet', router['id'],
+                          subnet['id'])
+        clients.openstack(member, 'router', 'delete', router['id'])
+        clients.openstack(member, 'network', 'delete', net['id'])
+        clients.openstack(admin, 'flavor', 'delete', name)
+        for image_id in uploaded:
+            clients.openstack(member, 'image', 'delete', image_id)
 
 
 def _keystone_host(localcloud):

@@ -38,8 +38,11 @@ def _file(name):
 
 @pytest.fixture
 def images_dir(tmp_path):
-    copy = tmp_path / 'images'
+    # As in the repository: agent/ is ../../agent from tools/images.
+    copy = tmp_path / 'tools' / 'images'
     shutil.copytree(images.IMAGES_DIR, copy)
+    shutil.copytree(os.path.join(images.IMAGES_DIR, '..', '..', 'agent'),
+                    tmp_path / 'agent')
     return str(copy)
 
 
@@ -66,6 +69,7 @@ def test_the_key_changes_with_the_kernel(images_dir):
     'agent-server/initramfs-hook',       # one the kernel's postinst reads
     'keystone/requirements.txt',         # a preloaded image's recipe
     'mariadb/entrypoint',
+    '../../agent/hooks/docker_cmd.py',   # the agent the image carries
 ])
 def test_the_key_changes_with_a_file_that_goes_in(images_dir, name):
     key = _key(images_dir)
@@ -152,3 +156,16 @@ def test_the_disk_holds_the_files_and_the_headroom_in_whole_gib():
     assert agent_server.disk_gib_for(1) == 2
     assert agent_server.disk_gib_for(gib) == 2
     assert agent_server.disk_gib_for(int(1.5 * gib)) == 3
+
+
+def test_the_image_carries_the_agent_the_boot_script_runs():
+    carried = {dest for _, dest, _ in agent_server.agent_files()}
+    install = agent.install_module()
+    assert carried == {'%s/%s' % (agent_server.AGENT_HOME, src)
+                       for src in ('install.py',) + tuple(install.FILES)}
+    with open(os.path.join(images.IMAGES_DIR, '..', '..', 'templates',
+                           'hosts', 'nova-docker.yaml')) as f:
+        host = yaml.safe_load(f)
+    assert host['parameters']['ContainerHostAgentInstaller']['default'] == (
+        agent_server.AGENT_HOME + '/install.py')
+

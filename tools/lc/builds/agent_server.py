@@ -105,6 +105,20 @@ FILES = (
     ('agent-server/initramfs-hook', '/etc/initramfs-tools/hooks/heat-k8s',
      0o755),
 )
+# The repository's agent/ (install.py and what it installs), where
+# templates/hosts/nova-docker.yaml's boot script runs its installer
+# (ContainerHostAgentInstaller).
+AGENT_HOME = '/usr/share/heat-k8s-agent'
+
+
+def agent_files():
+    """FILES entries of agent/install.py and its sources."""
+    return tuple(
+        (os.path.join('..', '..', 'agent', src), '%s/%s' % (AGENT_HOME, src),
+         0o755 if src.endswith('.py') else 0o644)
+        for src in ('install.py',) + tuple(agent.install_module().FILES))
+
+
 # Staged before the packages: the kernel's postinst makes the initrd
 # with initramfs-tools' settings.
 ESSENTIAL = ('/etc/initramfs-tools',)
@@ -152,7 +166,7 @@ def recipe(kernel, kernel_version):
     """The image's root file system as an `images` recipe."""
     return recipes.Image(
         name=NAME, version_key='DEBIAN_SUITE',
-        packages=PACKAGES + (kernel,), files=FILES,
+        packages=PACKAGES + (kernel,), files=FILES + agent_files(),
         requirements=REQUIREMENTS, venv=agent.install_module().VENV,
         script=_script(kernel, kernel_version))
 
