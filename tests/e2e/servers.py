@@ -107,10 +107,11 @@ class ComputePod(object):
         self.run(SWITCH, 'ovs-vsctl', '--if-exists', 'del-port', 'br-int',
                  PROBE, check=False)
 
-    def token(self, auth_url, username, password, timeout=60):
+    def token(self, auth_url, username, password, timeout=300):
         """A project-scoped token of `username` from the Keystone at
         `auth_url` (…/v3), asked from the pod: (its user's name, its
-        project's name)."""
+        project's name). A server's Keystone under QEMU's emulation took
+        more than 10 s to answer its first request: up to `timeout`."""
         code = (
             'import json, sys, urllib.request\n'
             'user = {"name": sys.argv[2], "domain": {"id": "default"}, '
@@ -121,16 +122,17 @@ class ComputePod(object):
             'req = urllib.request.Request(sys.argv[1] + "/auth/tokens", '
             'json.dumps(body).encode(), '
             '{"Content-Type": "application/json"})\n'
-            'with urllib.request.urlopen(req, timeout=10) as resp:\n'
+            'with urllib.request.urlopen(req, timeout=float(sys.argv[3])'
+            ') as resp:\n'
             '    assert resp.headers["X-Subject-Token"]\n'
             '    token = json.load(resp)["token"]\n'
             'print(token["user"]["name"], token["project"]["name"])\n')
         # The password on standard input, not in an argument list.
         out = cloud.run(['kubectl', '-n', self.namespace, 'exec', '-i',
                          self.name, '-c', NOVA_COMPUTE, '--', 'python3',
-                         '-c', code, auth_url, username],
+                         '-c', code, auth_url, username, str(timeout)],
                         env=self.localcloud.env, input=password,
-                        timeout=timeout)
+                        timeout=timeout + 60)
         return tuple(out.stdout.split())
 
     def get(self, url, timeout=240):
