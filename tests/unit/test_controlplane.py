@@ -292,6 +292,96 @@ class ControlPlaneValidateTest(heat_harness.KubernetesTestCase):
                          self.tags(['kubernetes'], release=kolla))
 
 
+
+class UpgradeOrderTest(heat_harness.KubernetesTestCase):
+    """A release raise changes every service's image at once; Heat updates
+    a resource only after those it depends on, so the graph is the
+    upgrade's order. Each pair is (earlier, later), checked transitively
+    on the graph Heat builds from the templates (the services' own alone,
+    with their inputs as parameters, as test_the_service_templates_alone
+    gives them)."""
+
+    def before(self, template_path, envs, params):
+        template, files, env = cli_request(template_path, envs, params)
+        deps = self.parse(template, env).dependencies
+        earlier = {}
+
+        def requires(rsrc):
+            if rsrc.name not in earlier:
+                found = set()
+                for req in deps.requires(rsrc):
+                    found |= {req.name} | requires(req)
+                earlier[rsrc.name] = found
+            return earlier[rsrc.name]
+
+        for rsrc in list(deps):
+            requires(rsrc)
+        return earlier
+
+    def assertOrder(self, earlier, pairs):
+        for first, then in pairs:
+            with self.subTest(first=first, then=then):
+                self.assertIn(first, earlier[then])
+                self.assertNotIn(then, earlier[first])
+
+    def service(self, name, **more):
+        keystone = {'auth_url': 'http://keystone:5000/v3',
+                    'public_auth_url': 'http://keystone:5000/v3',
+                    'region': 'RegionOne'}
+        params = dict({'target': {'namespace': ''}, 'database_host': 'db',
+                       'database_root_password': 'ref',
+                       'mariadb_image': 'm:1', 'admin_password': 'ref',
+                       'keystone': keystone,
+                       'messaging': {'host': 'rabbitmq', 'port': 5672,
+                                     'user': 'openstack',
+                                     'password': 'ref'}}, **more)
+        return self.before(os.path.join(TEMPLATES, name + '.yaml'),
+                           ['kubernetes'], params)
+
+    def test_the_services_after_keystone_glance_and_placement(self):
+        earlier = self.before(CONTROLPLANE, ['kubernetes'], PARAMS)
+        self.assertOrder(earlier, [
+            ('keystone', 'glance'), ('keystone', 'placement'),
+            ('glance', 'neutron'), ('placement', 'neutron'),
+            ('neutron', 'nova'), ('glance', 'nova'), ('placement', 'nova')])
+
+    def test_nova_in_its_upgrade_guides_order(self):
+        for count in (1, 0):
+            with self.subTest(compute_count=count):
+                earlier = self.service('nova', compute_count=count)
+                pairs = [
+                    ('nova_api_db_sync', 'nova_cells'),
+                    ('nova_cells', 'nova_conductor'),
+                    ('nova_conductor', 'nova_scheduler'),
+                    ('nova_conductor', 'nova_api'),
+                    ('nova_conductor', 'nova_metadata'),
+                    ('nova_api', 'nova_online_data_migrations'),
+                    ('nova_scheduler', 'nova_online_data_migrations'),
+                    ('nova_metadata', 'nova_online_data_migrations')]
+                if count:
+                    pairs += [('nova_conductor', 'nova_compute'),
+                              ('nova_compute', 'nova_online_data_migrations')]
+                else:
+                    self.assertNotIn('nova_compute', earlier)
+                self.assertOrder(earlier, pairs)
+
+    def test_neutron_in_its_upgrade_guides_order(self):
+        earlier = self.service('neutron')
+        self.assertOrder(earlier, [('neutron_db_expand', 'neutron'),
+                                   ('neutron', 'neutron_db_contract'),
+                                   ('ovn_northd', 'neutron')])
+
+    def test_glance_in_its_upgrade_guides_order(self):
+        earlier = self.service('glance')
+        self.assertOrder(earlier, [('glance_db_expand', 'glance_db_migrate'),
+                                   ('glance_db_migrate', 'glance'),
+                                   ('glance', 'glance_db_contract')])
+
+    def test_nova_speaks_the_oldest_computes_rpc_meanwhile(self):
+        conf, _ = _render('nova.yaml', 'nova/nova.conf.j2', 'nova_values')
+        self.assertEqual('auto', conf['upgrade_levels']['compute'])
+
+
 def _load(name):
     with open(os.path.join(TEMPLATES, name)) as f:
         return yaml.safe_load(f)
