@@ -37,6 +37,16 @@ import urllib.request
 # Heat refuses JSON bodies over max_json_body_size (1 MiB).
 MAX_SIZE = 950000
 RETRIES = 8
+# An OS::Heat::WaitConditionHandle's `signal` attribute (CFN_SIGNAL: a
+# presigned URL; HEAT_SIGNAL: its user's credentials and its resource) ->
+# the deployment input notify() reads for it.
+HANDLE_INPUTS = {
+    'alarm_url': 'deploy_signal_id', 'auth_url': 'deploy_auth_url',
+    'user_id': 'deploy_user_id', 'password': 'deploy_password',
+    'project_id': 'deploy_project_id', 'region_name': 'deploy_region_name',
+    'stack_id': 'deploy_stack_id', 'resource_name': 'deploy_resource_name',
+    'queue_id': 'deploy_queue_id',
+}
 
 
 def trim(data, limit=MAX_SIZE):
@@ -149,6 +159,15 @@ def notify(deployment, data):
     if inputs.get('deploy_auth_url'):
         return heat_signal(inputs, data)
     return None  # NO_SIGNAL: nobody waits
+
+
+def handle_deployment(signal):
+    """A wait condition handle's `signal` map as a deployment notify()
+    signals (no inputs: NO_SIGNAL, nobody waits)."""
+    return {'id': signal.get('resource_name') or 'wait-condition',
+            'inputs': [{'name': HANDLE_INPUTS[k], 'value': v}
+                       for k, v in sorted(signal.items())
+                       if k in HANDLE_INPUTS]}
 
 
 def main(argv):

@@ -16,6 +16,7 @@
 
     python3 agent/install.py [--root DIR] [--venv DIR] [--no-venv]
                              [--docker-cmd CMD] [--service]
+                             [--started-signal FILE]
 
 installs, under ``--root`` (``/`` on a real server; a directory for a
 server that shares its machine, like tools/localcloud's docker host):
@@ -40,6 +41,11 @@ server that shares its machine, like tools/localcloud's docker host):
   and a systemd unit running os-collect-config, started when the root is
   ``/`` and systemd runs.
 
+With ``--started-signal`` (a file, ``-`` for stdin, holding an
+``OS::Heat::WaitConditionHandle``'s ``signal`` attribute) it then signals
+that handle: SUCCESS once the agent runs, or FAILURE with the error that
+stopped it, so that the server's stack need not wait for its timeout.
+
 The files come from this directory: a server's image carries it
 (templates/hosts/nova-docker.yaml's boot script runs this file there;
 Nova takes at most 64 KiB of boot data, less than the agent's files).
@@ -47,6 +53,8 @@ Standard library only.
 """
 
 import argparse
+import importlib.util
+import json
 import os
 import shlex
 import subprocess
@@ -207,6 +215,18 @@ def install_service(root, venv, log):
                         'os-collect-config.service'], check=True)
 
 
+def signal_started(signal, error=None):
+    """SUCCESS, or FAILURE with `error`, to a wait condition handle's
+    `signal` map, through the agent's own notifier."""
+    spec = importlib.util.spec_from_file_location(
+        'heat_config_notify', os.path.join(HERE, 'heat_config_notify.py'))
+    notify = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(notify)
+    data = {'status': 'FAILURE' if error else 'SUCCESS', 'id': 'agent',
+            'reason': error or 'os-collect-config runs', 'data': ''}
+    return notify.notify(notify.handle_deployment(signal), data)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--root', default='/')
@@ -215,9 +235,24 @@ def main(argv=None):
     p.add_argument('--docker-cmd', help='HEAT_DOCKER_CMD (default docker)')
     p.add_argument('--service', action='store_true',
                    help='run os-collect-config as a systemd service')
+    p.add_argument('--started-signal', metavar='FILE',
+                   help="a wait condition handle's signal attribute "
+                        '(JSON; - for stdin) to signal afterwards')
     args = p.parse_args(argv)
-    install(args.root, None if args.no_venv else args.venv,
-            docker_cmd=args.docker_cmd, service=args.service)
+    signal = None
+    if args.started_signal:
+        with (sys.stdin if args.started_signal == '-'
+              else open(args.started_signal)) as f:
+            signal = json.loads(f.read().strip() or '{}')
+    try:
+        install(args.root, None if args.no_venv else args.venv,
+                docker_cmd=args.docker_cmd, service=args.service)
+    except Exception as exc:
+        if signal:
+            signal_started(signal, error='agent install failed: %s' % exc)
+        raise
+    if signal:
+        signal_started(signal)
     return 0
 
 

@@ -218,93 +218,188 @@ def test_a_member_boots_a_server_with_its_own_token(localcloud, deployed,
             booted.clean_up()
 
 
+class NovaDockerSite(object):
+    """What a nova-docker stack of a member takes in the region: the agent
+    server image, a flavor that fits it, a network with a router to the
+    uplink; and its stacks, created by the local cloud's Heat listed in
+    the region."""
+
+    def __init__(self, localcloud, deployed, project, member, workdir,
+                 external):
+        self.localcloud, self.project, self.member, self.workdir = (
+            localcloud, project, member, workdir)
+        self.admin, self.suffix = deployed.admin, deployed.suffix
+        self.name = 'nd-' + self.suffix
+        self.made = []  # (env, kind, id) to delete, last first
+        built = agent_server.ensure()
+        self.image, uploaded = servers.upload_kernel_boot(
+            member, self.name, os.path.join(built, agent_server.KERNEL),
+            os.path.join(built, agent_server.RAMDISK),
+            os.path.join(built, agent_server.DISK),
+            agent_server.DISK.rpartition('.')[2],  # disk.qcow2
+            agent_server.COMMAND_LINE)
+        self.made += [(member, 'image', i) for i in uploaded]
+        self.disk_gib = str(agent_server.disk_gib(built))
+        self.flavor = self.make_flavor(self.name, '2', '2048', self.disk_gib)
+        self.net = self.make(member, 'network', self.name)
+        subnet = self.make(member, 'subnet', '--network', self.net['id'],
+                           '--subnet-range', '10.99.0.0/24', self.name)
+        self.router = self.make(member, 'router', '--external-gateway',
+                                external['id'], self.name)
+        clients.openstack(member, 'router', 'add', 'subnet',
+                          self.router['id'], subnet['id'])
+        self.made.append((member, 'router-subnet',
+                          (self.router['id'], subnet['id'])))
+
+    def make(self, env, kind, *args):
+        made = servers.listed(env, kind, 'create', *args)
+        self.made.append((env, kind, made['id']))
+        return made
+
+    def make_flavor(self, name, vcpus, ram, disk):
+        self.make(self.admin, 'flavor', '--vcpus', vcpus, '--ram', ram,
+                  '--disk', disk, name)
+        return name
+
+    def clean_up(self):
+        for env, kind, made in reversed(self.made):
+            if kind == 'router-subnet':
+                clients.openstack(env, 'router', 'remove', 'subnet', *made)
+            else:
+                clients.openstack(env, kind, 'delete', made)
+
+    def create(self, name, password, **settings):
+        """`stack create` of identity.yaml on nova-docker, waited for:
+        (the stack as shown, seconds to its end)."""
+        path = os.path.join(self.workdir, name + '-settings.yaml')
+        with open(path, 'w') as f:
+            json.dump({'parameter_defaults': dict({  # JSON is YAML
+                'ContainerHostImage': self.image,
+                'ContainerHostFlavor': self.flavor,
+                'ContainerHostNetwork': self.name,
+                'ContainerHostDockerCommand': 'podman',
+                'ContainerHostConfigTransport': 'POLL_SERVER_CFN',
+                'ContainerHostSignalTransport': 'CFN_SIGNAL'},
+                **settings)}, f)
+        heat = stacks.Heat(self.localcloud, self.project,
+                           clouds_file=self.member['OS_CLIENT_CONFIG_FILE'])
+        started = time.monotonic()
+        clients.openstack(self.member, 'stack', 'create', '--timeout', str(
+            NOVA_DOCKER_TIMEOUT // 60), *dh.create_args(
+                os.path.join(cloud.REPO, 'templates', 'identity.yaml'),
+                {'admin_password': password}, NOVA_DOCKER_ENVS + [path]),
+            name)
+        shown = heat.wait(name, timeout=NOVA_DOCKER_TIMEOUT)
+        return shown, time.monotonic() - started
+
+    def delete(self, name):
+        clients.openstack(self.member, 'stack', 'delete', '-y', '--wait',
+                          name)
+        assert servers.listed(self.member, 'server', 'list') == []
+
+
+@pytest.fixture(scope='module')
+def nova_docker(localcloud, deployed, operator_project, external,
+                tmp_path_factory):
+    workdir = str(tmp_path_factory.mktemp('nova-docker'))
+    member = regions.in_own_region(operator_project, workdir,
+                                   deployed.region)
+    site = None
+    try:
+        site = NovaDockerSite(localcloud, deployed, operator_project.name,
+                              member, workdir, external)
+        # A stack's delete needs Heat in the region too: inside.
+        with regions.heat_in(localcloud, deployed.region):
+            yield site
+    finally:
+        if site is not None:
+            site.clean_up()
+
+
+def test_a_flavor_larger_than_the_node_fails_in_novas_words(nova_docker):
+    """(Issue 37, bad input) Nova's scheduler finds no host for it: the
+    stack fails with Nova's reason as soon as the server goes to ERROR,
+    and its delete leaves no server."""
+    site = nova_docker
+    name = 'nd-big-' + site.suffix
+    flavor = site.make_flavor(name, '64', str(256 * 1024), site.disk_gib)
+    try:
+        shown, took = site.create(name, 'nd-Admin-' + uuid.uuid4().hex[:12],
+                                  ContainerHostFlavor=flavor)
+        assert shown.stack_status == 'CREATE_FAILED', shown.stack_status
+        assert 'No valid host was found' in shown.stack_status_reason, (
+            shown.stack_status_reason)
+        print('\nnova-docker, a flavor of 64 vCPUs: CREATE_FAILED after '
+              '%.0fs: %s' % (took, shown.stack_status_reason))
+        assert took < 300, took
+    finally:
+        site.delete(name)
+
+
+def test_a_server_that_does_not_boot_fails_at_the_boot_timeout(nova_docker):
+    """(Issue 37, bad input) A disk of zeros: Nova calls the server ACTIVE
+    and nothing boots, so nothing signals agent_started; the stack fails
+    at ContainerHostBootTimeout (here 120 s), not its own timeout (40
+    min), and its delete leaves no server."""
+    site = nova_docker
+    name = 'nd-noboot-' + site.suffix
+    disk = os.path.join(site.workdir, 'zeros.raw')
+    with open(disk, 'wb') as f:
+        f.truncate(1024 * 1024)
+    image = site.make(site.member, 'image', '--disk-format', 'raw',
+                      '--container-format', 'bare', '--file', disk, name)
+    try:
+        shown, took = site.create(name, 'nd-Admin-' + uuid.uuid4().hex[:12],
+                                  ContainerHostImage=image['id'],
+                                  ContainerHostBootTimeout=120)
+        assert shown.stack_status == 'CREATE_FAILED', shown.stack_status
+        reason = shown.stack_status_reason
+        assert 'agent_started' in reason, reason
+        assert 'WaitConditionTimeout' in reason, reason
+        print('\nnova-docker, a server that does not boot: CREATE_FAILED '
+              'after %.0fs: %s' % (took, reason))
+        assert 120 <= took < 400, took
+    finally:
+        site.delete(name)
+
+
 def test_the_local_clouds_heat_runs_keystone_on_a_server_of_the_region(
-        localcloud, deployed, operator_project, external, tmp_path):
+        localcloud, deployed, operator_project, nova_docker):
     """environments/nova-docker.yaml, run (issue 37, step 3): the local
     cloud's Heat, asked in the region, boots the agent server image built
     here (tools/lc/builds/agent_server.py) on the region's Nova, on a
-    member's network with a router to the uplink; the server's agent polls
+    member's network with a router to the uplink; the server's boot
+    script signals that its agent runs (agent_started), its agent polls
     Heat's CFN API through the uplink and runs MariaDB, memcached and
     Keystone under podman from templates/identity.yaml, the template that
     runs on Kubernetes and on the docker host; Keystone in the server
     issues a token, asked on that network."""
-    member = regions.in_own_region(operator_project, tmp_path,
-                                   deployed.region)
-    admin, suffix = deployed.admin, deployed.suffix
-    name = 'nd-' + suffix
+    site = nova_docker
+    name = site.name
     password = 'nd-Admin-' + uuid.uuid4().hex[:12]
-    built = agent_server.ensure()
-    image, uploaded = servers.upload_kernel_boot(
-        member, name, os.path.join(built, agent_server.KERNEL),
-        os.path.join(built, agent_server.RAMDISK),
-        os.path.join(built, agent_server.DISK),
-        agent_server.DISK.rpartition('.')[2],  # disk.qcow2
-        agent_server.COMMAND_LINE)
-    clients.openstack(admin, 'flavor', 'create', '--vcpus', '2', '--ram',
-                      '2048', '--disk', str(agent_server.disk_gib(built)),
-                      name)
-    net = servers.listed(member, 'network', 'create', name)
-    subnet = servers.listed(member, 'subnet', 'create', '--network',
-                            net['id'], '--subnet-range', '10.99.0.0/24', name)
-    router = servers.listed(member, 'router', 'create',
-                            '--external-gateway', external['id'], name)
-    clients.openstack(member, 'router', 'add', 'subnet', router['id'],
-                      subnet['id'])
-    settings = os.path.join(str(tmp_path), 'nova-docker-here.yaml')
-    with open(settings, 'w') as f:
-        json.dump({'parameter_defaults': {  # JSON is YAML
-            'ContainerHostImage': image, 'ContainerHostFlavor': name,
-            'ContainerHostNetwork': name,
-            'ContainerHostDockerCommand': 'podman',
-            'ContainerHostConfigTransport': 'POLL_SERVER_CFN',
-            'ContainerHostSignalTransport': 'CFN_SIGNAL'}}, f)
-    heat = stacks.Heat(localcloud, operator_project.name,
-                       clouds_file=member['OS_CLIENT_CONFIG_FILE'])
     pod = servers.ComputePod(localcloud, operator_project.namespace,
                              deployed.host)
     probe = None
     try:
-        # The stack's delete needs Heat in the region too: inside.
-        with regions.heat_in(localcloud, deployed.region):
-            try:
-                started = time.monotonic()
-                clients.openstack(member, 'stack', 'create', '--timeout', str(
-                    NOVA_DOCKER_TIMEOUT // 60), *dh.create_args(
-                        os.path.join(cloud.REPO, 'templates',
-                                     'identity.yaml'),
-                        {'admin_password': password},
-                        NOVA_DOCKER_ENVS + [settings]), name)
-                shown = heat.wait(name, timeout=NOVA_DOCKER_TIMEOUT)
-                created = time.monotonic() - started
-                assert shown.stack_status == 'CREATE_COMPLETE', (
-                    shown.stack_status_reason)
-                auth_url = clients.openstack(
-                    member, 'stack', 'output', 'show', name, 'auth_url',
-                    '-f', 'value', '-c', 'output_value').strip()
-                probe = servers.listed(member, 'port', 'create',
-                                       '--network', net['id'],
-                                       'probe-' + name)
-                pod.probe(probe)
-                assert pod.token(auth_url, 'admin', password) == (
-                    'admin', 'admin')
-                print('\nnova-docker in the region: CREATE_COMPLETE after '
-                      '%.0fs, a token from the server\'s Keystone after '
-                      '%.0fs' % (created, time.monotonic() - started))
-            finally:
-                if probe is not None:
-                    pod.unprobe()
-                    clients.openstack(member, 'port', 'delete', probe['id'])
-                clients.openstack(member, 'stack', 'delete', '-y', '--wait',
-                                  name)
-            assert servers.listed(member, 'server', 'list') == []
+        shown, created = site.create(name, password)
+        assert shown.stack_status == 'CREATE_COMPLETE', (
+            shown.stack_status_reason)
+        auth_url = clients.openstack(
+            site.member, 'stack', 'output', 'show', name, 'auth_url',
+            '-f', 'value', '-c', 'output_value').strip()
+        probe = servers.listed(site.member, 'port', 'create', '--network',
+                               site.net['id'], 'probe-' + name)
+        pod.probe(probe)
+        started = time.monotonic()
+        assert pod.token(auth_url, 'admin', password) == ('admin', 'admin')
+        print('\nnova-docker in the region: CREATE_COMPLETE after %.0fs, '
+              'a token from the server\'s Keystone %.0fs later' % (
+                  created, time.monotonic() - started))
     finally:
-        clients.openstack(member, 'router', 'remove', 'subnet', router['id'],
-                          subnet['id'])
-        clients.openstack(member, 'router', 'delete', router['id'])
-        clients.openstack(member, 'network', 'delete', net['id'])
-        clients.openstack(admin, 'flavor', 'delete', name)
-        for image_id in uploaded:
-            clients.openstack(member, 'image', 'delete', image_id)
+        if probe is not None:
+            pod.unprobe()
+            clients.openstack(site.member, 'port', 'delete', probe['id'])
+        site.delete(name)
 
 
 def _keystone_host(localcloud):

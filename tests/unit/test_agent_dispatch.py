@@ -14,11 +14,13 @@
 """The dispatcher, cleanup, notifier and installer: their pure parts."""
 
 import contextlib
+import http.server
 import io
 import json
 import os
 import subprocess
 import tempfile
+import threading
 import unittest
 
 from tests.unit import scripts
@@ -227,7 +229,83 @@ class NotifyTest(unittest.TestCase):
                          body['auth']['identity']['password']['user'])
 
 
+class HandleSignalTest(unittest.TestCase):
+
+    def test_each_transport_as_deployment_inputs(self):
+        # The maps Heat's signal_responder gives a WaitConditionHandle
+        # (hand-made sample values).
+        cfn = {'alarm_url': 'http://cfn:8000/v1/signal/arn?Signature=s'}
+        self.assertEqual(
+            {'id': 'wait-condition', 'inputs': [
+                {'name': 'deploy_signal_id', 'value': cfn['alarm_url']}]},
+            notify.handle_deployment(cfn))
+        heat = {'auth_url': 'http://k/v3', 'user_id': 'u', 'password': 'p',
+                'project_id': 'pr', 'stack_id': 's', 'resource_name': 'h'}
+        inputs = {i['name']: i['value']
+                  for i in notify.handle_deployment(heat)['inputs']}
+        self.assertEqual({'deploy_auth_url': 'http://k/v3',
+                          'deploy_user_id': 'u', 'deploy_password': 'p',
+                          'deploy_project_id': 'pr', 'deploy_stack_id': 's',
+                          'deploy_resource_name': 'h'}, inputs)
+        self.assertEqual([], notify.handle_deployment({})['inputs'])
+
+
+class _Received(http.server.BaseHTTPRequestHandler):
+    bodies = []
+
+    def do_POST(self):
+        length = int(self.headers['Content-Length'])
+        self.bodies.append(json.loads(self.rfile.read(length)))
+        self.send_response(200)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
 class InstallTest(unittest.TestCase):
+
+    def started_signal(self, root, *more):
+        """install.py's main with --started-signal at a loopback server
+        standing in for heat-api-cfn: the bodies it received."""
+        server = http.server.HTTPServer(('127.0.0.1', 0), _Received)
+        self.addCleanup(server.server_close)
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        self.addCleanup(server.shutdown)
+        _Received.bodies = []
+        signal = os.path.join(root, 'signal.json')
+        with open(signal, 'w') as f:
+            json.dump({'alarm_url': 'http://127.0.0.1:%d/v1/signal/x' %
+                       server.server_port}, f)
+        try:
+            install.main(['--root', root, '--no-venv',
+                          '--started-signal', signal] + list(more))
+        except Exception as exc:
+            return _Received.bodies, exc
+        return _Received.bodies, None
+
+    def test_the_agent_started_is_signalled(self):
+        with tempfile.TemporaryDirectory() as root:
+            bodies, error = self.started_signal(root)
+        self.assertIsNone(error)
+        self.assertEqual([{'status': 'SUCCESS', 'id': 'agent',
+                           'reason': 'os-collect-config runs',
+                           'data': ''}], bodies)
+
+    def test_an_install_that_fails_is_signalled_with_its_error(self):
+        with tempfile.TemporaryDirectory() as root:
+            # A file where the hooks' directory goes: the install fails.
+            os.makedirs(os.path.join(root, 'var', 'lib', 'heat-config'))
+            open(os.path.join(root, 'var', 'lib', 'heat-config', 'hooks'),
+                 'w').close()
+            bodies, error = self.started_signal(root)
+        self.assertIsNotNone(error)
+        self.assertEqual(1, len(bodies))
+        self.assertEqual('FAILURE', bodies[0]['status'])
+        self.assertTrue(bodies[0]['reason'].startswith(
+            'agent install failed: '), bodies[0]['reason'])
+        self.assertIn('hooks', bodies[0]['reason'])
 
     def test_install_under_a_root(self):
         with tempfile.TemporaryDirectory() as root:

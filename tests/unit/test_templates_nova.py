@@ -158,6 +158,29 @@ class NovaDockerHostTest(heat_harness.KubernetesTestCase):
         self.assertEqual('POLL_SERVER_HEAT',
                          server.properties['software_config_transport'])
 
+    def test_a_server_that_does_not_boot_fails_at_the_boot_timeout(self):
+        # Nova calls a server ACTIVE whether or not its image boots: the
+        # boot script signals agent_started, whose timeout is the grace,
+        # and nothing waits on the agent before it.
+        for transport, handle in (('CFN_SIGNAL', 'CFN_SIGNAL'),
+                                  ('HEAT_SIGNAL', 'HEAT_SIGNAL'),
+                                  ('TEMP_URL_SIGNAL', 'NO_SIGNAL'),
+                                  ('NO_SIGNAL', 'NO_SIGNAL')):
+            with self.subTest(transport=transport):
+                stack = self.parse(self.template, {'parameters': {
+                    'name': 'h', 'ContainerHostBootTimeout': 120,
+                    'ContainerHostSignalTransport': transport}})
+                stack.validate()
+                self.assertEqual(handle, stack['agent_started_handle']
+                                 .properties['signal_transport'])
+                self.assertEqual(120, stack['agent_started']
+                                 .properties['timeout'])
+                self.assertIn('agent_started',
+                              stack.t.resource_definitions(stack)[
+                                  'server_key'].required_resource_names())
+                self.assertIn("--started-signal - \"$@\" <<'SIGNAL'\n",
+                              stack['agent_install'].properties['config'])
+
     def test_without_a_key_pair(self):
         self.parse(self.template, {'parameters': {'name': 'h'}}).validate()
 
