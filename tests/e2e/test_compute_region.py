@@ -89,6 +89,65 @@ def operator_project(localcloud, tmp_path_factory):
         yield made
 
 
+# A compute node as controlplane.yaml makes one (templates/nova.yaml's
+# nova_compute), alone: its role is service_roles' nova_compute.
+NODE_ON_A_ROLE = """
+heat_template_version: 2021-04-16
+parameters:
+  nova_compute_image: {type: string}
+  nova_version: {type: string}
+  role: {type: string}
+resources:
+  host:
+    type: OS::HeatK8s::ContainerHost
+    properties: {name: nowhere}
+  nova_compute:
+    type: OS::HeatK8s::PrivilegedService
+    properties:
+      name: nowhere-compute
+      image:
+        list_join: [':', [{get_param: nova_compute_image},
+                          {get_param: nova_version}]]
+      target: {get_attr: [host, target]}
+      placement: {get_param: role}
+      processes: [{name: nova-compute, command: [sleep, infinity]}]
+"""
+
+
+def test_a_compute_role_that_names_no_node_fails_in_kubernetes_words(
+        localcloud, images, operator_project, tmp_path):
+    """(Issue 37, bad input) The compute nodes' role (service_roles'
+    nova_compute) names a role no node has: the compute node's resource
+    fails with the scheduler's own reason within the grace of a pod no
+    node takes, not at the stack's timeout, and its delete leaves
+    nothing."""
+    template = os.path.join(str(tmp_path), 'node-on-a-role.yaml')
+    with open(template, 'w') as f:
+        f.write(NODE_ON_A_ROLE)
+    project = operator_project
+    name = 'nowhere-' + uuid.uuid4().hex[:6]
+    heat = stacks.Heat(localcloud, project.name,
+                       clouds_file=project.env['OS_CLIENT_CONFIG_FILE'])
+    try:
+        started = time.monotonic()
+        project.openstack('stack', 'create', *dh.create_args(
+            template, {'role': 'nowhere'}, compute.KUBE_ENVS), name)
+        shown = heat.wait(name, timeout=dh.TIMEOUT)
+        took = time.monotonic() - started
+        reason = shown.stack_status_reason
+        assert shown.stack_status == 'CREATE_FAILED', shown.stack_status
+        assert 'resources.nova_compute' in reason, reason
+        assert "didn't match Pod's node affinity/selector" in reason, reason
+        print('\na compute role no node has: CREATE_FAILED after %.0fs: %s'
+              % (took, reason))
+        assert took < 300, took
+    finally:
+        project.openstack('stack', 'delete', '-y', '--wait', name,
+                          check=False)
+    clients.assert_nothing_left(localcloud, name, 'nowhere-',
+                                env=project.env)
+
+
 class Region(object):
     """The stack's names, its region, and the local admin there."""
 
