@@ -38,8 +38,9 @@ import urllib.request
 MAX_SIZE = 950000
 RETRIES = 8
 # An OS::Heat::WaitConditionHandle's `signal` attribute (CFN_SIGNAL: a
-# presigned URL; HEAT_SIGNAL: its user's credentials and its resource) ->
-# the deployment input notify() reads for it.
+# presigned URL, which heat-api-cfn's /waitcondition/ route takes by PUT
+# only; HEAT_SIGNAL: its user's credentials and its resource) -> the
+# deployment input notify() reads for it.
 HANDLE_INPUTS = {
     'alarm_url': 'deploy_signal_id', 'auth_url': 'deploy_auth_url',
     'user_id': 'deploy_user_id', 'password': 'deploy_password',
@@ -164,10 +165,12 @@ def notify(deployment, data):
 def handle_deployment(signal):
     """A wait condition handle's `signal` map as a deployment notify()
     signals (no inputs: NO_SIGNAL, nobody waits)."""
+    inputs = [{'name': HANDLE_INPUTS[k], 'value': v}
+              for k, v in sorted(signal.items()) if k in HANDLE_INPUTS]
+    if signal.get('alarm_url'):
+        inputs.append({'name': 'deploy_signal_verb', 'value': 'PUT'})
     return {'id': signal.get('resource_name') or 'wait-condition',
-            'inputs': [{'name': HANDLE_INPUTS[k], 'value': v}
-                       for k, v in sorted(signal.items())
-                       if k in HANDLE_INPUTS]}
+            'inputs': inputs}
 
 
 def main(argv):

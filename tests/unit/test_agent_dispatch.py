@@ -234,10 +234,12 @@ class HandleSignalTest(unittest.TestCase):
     def test_each_transport_as_deployment_inputs(self):
         # The maps Heat's signal_responder gives a WaitConditionHandle
         # (hand-made sample values).
-        cfn = {'alarm_url': 'http://cfn:8000/v1/signal/arn?Signature=s'}
+        cfn = {'alarm_url':
+               'http://cfn:8000/v1/waitcondition/arn?Signature=s'}
         self.assertEqual(
             {'id': 'wait-condition', 'inputs': [
-                {'name': 'deploy_signal_id', 'value': cfn['alarm_url']}]},
+                {'name': 'deploy_signal_id', 'value': cfn['alarm_url']},
+                {'name': 'deploy_signal_verb', 'value': 'PUT'}]},
             notify.handle_deployment(cfn))
         heat = {'auth_url': 'http://k/v3', 'user_id': 'u', 'password': 'p',
                 'project_id': 'pr', 'stack_id': 's', 'resource_name': 'h'}
@@ -251,12 +253,18 @@ class HandleSignalTest(unittest.TestCase):
 
 
 class _Received(http.server.BaseHTTPRequestHandler):
+    """heat-api-cfn's /waitcondition/ route, as to its method: PUT only
+    (a POST there is a 404)."""
     bodies = []
 
-    def do_POST(self):
+    def do_PUT(self):
         length = int(self.headers['Content-Length'])
         self.bodies.append(json.loads(self.rfile.read(length)))
         self.send_response(200)
+        self.end_headers()
+
+    def do_POST(self):
+        self.send_response(404)
         self.end_headers()
 
     def log_message(self, *args):
@@ -276,8 +284,8 @@ class InstallTest(unittest.TestCase):
         _Received.bodies = []
         signal = os.path.join(root, 'signal.json')
         with open(signal, 'w') as f:
-            json.dump({'alarm_url': 'http://127.0.0.1:%d/v1/signal/x' %
-                       server.server_port}, f)
+            json.dump({'alarm_url': 'http://127.0.0.1:%d/v1/waitcondition/x'
+                       % server.server_port}, f)
         try:
             install.main(['--root', root, '--no-venv',
                           '--started-signal', signal] + list(more))
