@@ -89,29 +89,64 @@ def operator_project(localcloud, tmp_path_factory):
         yield made
 
 
-# A compute node as controlplane.yaml makes one (templates/nova.yaml's
-# nova_compute), alone: its role is service_roles' nova_compute.
-NODE_ON_A_ROLE = """
+# A compute node's libvirtd as templates/nova.yaml's nova_compute runs it
+# (compute-node.sh, the nova-compute image), alone: its role is
+# service_roles' nova_compute; KVM_DEVICE is where the script looks for
+# /dev/kvm.
+COMPUTE_NODE = """
 heat_template_version: 2021-04-16
 parameters:
   nova_compute_image: {type: string}
   nova_version: {type: string}
-  role: {type: string}
+  name: {type: string}
+  role: {type: string, default: ''}
+  kvm_device: {type: string, default: /dev/kvm}
 resources:
   host:
     type: OS::HeatK8s::ContainerHost
-    properties: {name: nowhere}
+    properties: {name: {get_param: name}}
   nova_compute:
     type: OS::HeatK8s::PrivilegedService
     properties:
-      name: nowhere-compute
+      name: {get_param: name}
       image:
         list_join: [':', [{get_param: nova_compute_image},
                           {get_param: nova_version}]]
       target: {get_attr: [host, target]}
       placement: {get_param: role}
-      processes: [{name: nova-compute, command: [sleep, infinity]}]
-"""
+      processes:
+        - name: libvirtd
+          command: [sh, /var/lib/kolla/config_files/compute-node.sh,
+                    libvirtd]
+      environment: {VIRT_TYPE: kvm, KVM_DEVICE: {get_param: kvm_device}}
+      config_files:
+        /var/lib/kolla/config_files/compute-node.sh:
+          get_file: file://%s/templates/nova/compute-node.sh
+""" % cloud.REPO
+
+
+def _compute_node_fails(localcloud, project, workdir, **params):
+    """COMPUTE_NODE's stack as `project`, which fails: (its reason, the
+    seconds to it); deleted after, leaving nothing."""
+    template = os.path.join(workdir, 'compute-node.yaml')
+    with open(template, 'w') as f:
+        f.write(COMPUTE_NODE)
+    name = params['name']
+    heat = stacks.Heat(localcloud, project.name,
+                       clouds_file=project.env['OS_CLIENT_CONFIG_FILE'])
+    try:
+        started = time.monotonic()
+        project.openstack('stack', 'create', *dh.create_args(
+            template, params, compute.KUBE_ENVS), name)
+        shown = heat.wait(name, timeout=dh.TIMEOUT)
+        took = time.monotonic() - started
+        assert shown.stack_status == 'CREATE_FAILED', shown.stack_status
+        assert 'resources.nova_compute' in shown.stack_status_reason
+        return shown.stack_status_reason, took
+    finally:
+        project.openstack('stack', 'delete', '-y', '--wait', name,
+                          check=False)
+        clients.assert_nothing_left(localcloud, name, name, env=project.env)
 
 
 def test_a_compute_role_that_names_no_node_fails_in_kubernetes_words(
@@ -119,33 +154,30 @@ def test_a_compute_role_that_names_no_node_fails_in_kubernetes_words(
     """(Issue 37, bad input) The compute nodes' role (service_roles'
     nova_compute) names a role no node has: the compute node's resource
     fails with the scheduler's own reason within the grace of a pod no
-    node takes, not at the stack's timeout, and its delete leaves
-    nothing."""
-    template = os.path.join(str(tmp_path), 'node-on-a-role.yaml')
-    with open(template, 'w') as f:
-        f.write(NODE_ON_A_ROLE)
-    project = operator_project
-    name = 'nowhere-' + uuid.uuid4().hex[:6]
-    heat = stacks.Heat(localcloud, project.name,
-                       clouds_file=project.env['OS_CLIENT_CONFIG_FILE'])
-    try:
-        started = time.monotonic()
-        project.openstack('stack', 'create', *dh.create_args(
-            template, {'role': 'nowhere'}, compute.KUBE_ENVS), name)
-        shown = heat.wait(name, timeout=dh.TIMEOUT)
-        took = time.monotonic() - started
-        reason = shown.stack_status_reason
-        assert shown.stack_status == 'CREATE_FAILED', shown.stack_status
-        assert 'resources.nova_compute' in reason, reason
-        assert "didn't match Pod's node affinity/selector" in reason, reason
-        print('\na compute role no node has: CREATE_FAILED after %.0fs: %s'
-              % (took, reason))
-        assert took < 300, took
-    finally:
-        project.openstack('stack', 'delete', '-y', '--wait', name,
-                          check=False)
-    clients.assert_nothing_left(localcloud, name, 'nowhere-',
-                                env=project.env)
+    node takes, not at the stack's timeout."""
+    reason, took = _compute_node_fails(
+        localcloud, operator_project, str(tmp_path), role='nowhere',
+        name='nowhere-' + uuid.uuid4().hex[:6])
+    assert "didn't match Pod's node affinity/selector" in reason, reason
+    print('\na compute role no node has: CREATE_FAILED after %.0fs: %s'
+          % (took, reason))
+    assert took < 300, took
+
+
+def test_a_compute_node_without_kvm_says_so_in_heats_words(
+        localcloud, images, operator_project, tmp_path):
+    """(Issue 37, bad input) virt_type kvm on a node without /dev/kvm (a
+    device path that does not exist stands for it): libvirtd's container
+    exits with compute-node.sh's reason, which the stack's reason
+    carries."""
+    reason, took = _compute_node_fails(
+        localcloud, operator_project, str(tmp_path),
+        kvm_device='/dev/no-kvm', name='nokvm-' + uuid.uuid4().hex[:6])
+    assert 'virt_type kvm, but this node has no /dev/no-kvm' in reason, (
+        reason)
+    print('\na compute node without KVM: CREATE_FAILED after %.0fs: %s'
+          % (took, reason))
+    assert took < 300, took
 
 
 class Region(object):

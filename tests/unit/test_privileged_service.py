@@ -105,6 +105,9 @@ def test_one_privileged_container_per_process():
         assert container['image'] == 'nova-compute:34.0.0'
         assert container['args'] == process['command']
         assert container['securityContext'] == {'privileged': True}
+        # A daemon that exits says why in the resource's failure.
+        assert container['terminationMessagePolicy'] == (
+            'FallbackToLogsOnError')
         assert container['env'] == env
         assert container['volumeMounts'] == _mounts()
     assert containers[0]['readinessProbe']['exec'] == {
