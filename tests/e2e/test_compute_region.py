@@ -413,14 +413,17 @@ def test_a_flavor_larger_than_the_node_fails_in_novas_words(nova_docker):
     and its delete leaves no server."""
     site = nova_docker
     name = 'nd-big-' + site.suffix
-    flavor = site.make_flavor(name, '64', str(256 * 1024), site.disk_gib)
+    # Within a project's default quota (20 cores, 51200 MB), beyond this
+    # two-core node with 24 GiB (Nova's allocation ratios: 4 per core,
+    # 1.0 of the memory).
+    flavor = site.make_flavor(name, '16', str(48 * 1024), site.disk_gib)
     try:
         shown, took = site.create(name, 'nd-Admin-' + uuid.uuid4().hex[:12],
                                   ContainerHostFlavor=flavor)
         assert shown.stack_status == 'CREATE_FAILED', shown.stack_status
         assert 'No valid host was found' in shown.stack_status_reason, (
             shown.stack_status_reason)
-        print('\nnova-docker, a flavor of 64 vCPUs: CREATE_FAILED after '
+        print('\nnova-docker, a flavor of 16 vCPUs: CREATE_FAILED after '
               '%.0fs: %s' % (took, shown.stack_status_reason))
         assert took < 300, took
     finally:
