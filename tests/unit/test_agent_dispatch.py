@@ -14,13 +14,12 @@
 """The dispatcher, cleanup, notifier and installer: their pure parts."""
 
 import contextlib
-import http.server
 import io
 import json
 import os
 import subprocess
+import sys
 import tempfile
-import threading
 import unittest
 
 from tests.unit import scripts
@@ -252,46 +251,57 @@ class HandleSignalTest(unittest.TestCase):
         self.assertEqual([], notify.handle_deployment({})['inputs'])
 
 
-class _Received(http.server.BaseHTTPRequestHandler):
-    """heat-api-cfn's /waitcondition/ route, as to its method: PUT only
-    (a POST there is a 404)."""
-    bodies = []
-
+# heat-api-cfn's /waitcondition/ route, as to its method: PUT only (a POST
+# there is a 404). A process of its own: the older series' tests run under
+# eventlet, whose hub a server thread in this process would wait on.
+RECEIVER = """
+import http.server, sys
+class Handler(http.server.BaseHTTPRequestHandler):
     def do_PUT(self):
-        length = int(self.headers['Content-Length'])
-        self.bodies.append(json.loads(self.rfile.read(length)))
+        body = self.rfile.read(int(self.headers['Content-Length']))
+        with open(sys.argv[1], 'ab') as f:
+            f.write(body + b'\\n')
         self.send_response(200)
         self.end_headers()
-
     def do_POST(self):
         self.send_response(404)
         self.end_headers()
-
     def log_message(self, *args):
         pass
+server = http.server.HTTPServer(('127.0.0.1', 0), Handler)
+print(server.server_port, flush=True)
+server.serve_forever()
+"""
 
 
 class InstallTest(unittest.TestCase):
 
-    def started_signal(self, root, *more):
+    def started_signal(self, root):
         """install.py's main with --started-signal at a loopback server
-        standing in for heat-api-cfn: the bodies it received."""
-        server = http.server.HTTPServer(('127.0.0.1', 0), _Received)
-        self.addCleanup(server.server_close)
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
-        thread.start()
-        self.addCleanup(server.shutdown)
-        _Received.bodies = []
+        standing in for heat-api-cfn: (the bodies it received, the error
+        main raised)."""
+        received = os.path.join(root, 'received')
+        receiver = subprocess.Popen(
+            [sys.executable, '-c', RECEIVER, received],
+            stdout=subprocess.PIPE, text=True)
+        self.addCleanup(receiver.wait)
+        self.addCleanup(receiver.kill)
+        port = int(receiver.stdout.readline())
         signal = os.path.join(root, 'signal.json')
         with open(signal, 'w') as f:
-            json.dump({'alarm_url': 'http://127.0.0.1:%d/v1/waitcondition/x'
-                       % server.server_port}, f)
+            json.dump({'alarm_url':
+                       'http://127.0.0.1:%d/v1/waitcondition/x' % port}, f)
+        error = None
         try:
             install.main(['--root', root, '--no-venv',
-                          '--started-signal', signal] + list(more))
+                          '--started-signal', signal])
         except Exception as exc:
-            return _Received.bodies, exc
-        return _Received.bodies, None
+            error = exc
+        bodies = []
+        if os.path.exists(received):
+            with open(received) as f:
+                bodies = [json.loads(line) for line in f]
+        return bodies, error
 
     def test_the_agent_started_is_signalled(self):
         with tempfile.TemporaryDirectory() as root:
