@@ -174,3 +174,21 @@ def _pod_working_set(uid):
     with open(os.path.join(path, 'memory.stat')) as f:
         stat = dict(line.split() for line in f)
     return max(0, usage - int(stat.get('total_inactive_file', 0)))
+
+
+def update_times(listed, stack):
+    """(resource, IN_PROGRESS|COMPLETE[, 'nested']) -> the time of its
+    first UPDATE event; 'nested' for the resources of `stack`'s nested
+    stacks (Glance's API is `glance` in glance.yaml)."""
+    when = {}
+    for event in listed:
+        action, _, state = event['resource_status'].partition('_')
+        if action != 'UPDATE':
+            continue
+        key = (event['resource_name'], state)
+        if event['stack_name'] != stack:
+            key += ('nested',)
+        when.setdefault(key, event['event_time'])
+    return when
+
+

@@ -282,7 +282,8 @@ class ControlPlaneValidateTest(heat_harness.KubernetesTestCase):
                           'nova': '34.0.0'}, self.tags(local))
         self.assertEqual(self.tags(local), self.tags(local, release='2026.2'))
         self.assertEqual({'keystone': '29.1.0', 'glance': '32.0.0',
-                          'placement': '15.0.0'},
+                          'placement': '15.0.0', 'neutron': '28.0.2',
+                          'nova': '33.0.2'},
                          self.tags(local, release='2026.1'))
         # A release release_tags does not name is every service's tag
         # (kolla's tags name the release).

@@ -37,7 +37,9 @@ VERSIONS = {'DEBIAN_SUITE': 'bookworm', 'PAUSE_VERSION': '3.10.2',
             'GLANCE_VERSION': '33.0.0', 'PLACEMENT_VERSION': '16.0.0',
             'GLANCE_2026_1_VERSION': '32.0.0',
             'PLACEMENT_2026_1_VERSION': '15.0.0',
-            'NOVA_VERSION': '34.0.0', 'NEUTRON_VERSION': '29.0.0'}
+            'NOVA_VERSION': '34.0.0', 'NEUTRON_VERSION': '29.0.0',
+            'NOVA_2026_1_VERSION': '33.0.2',
+            'NEUTRON_2026_1_VERSION': '28.0.2'}
 
 
 class ReferenceTest(unittest.TestCase):
@@ -60,6 +62,9 @@ class ReferenceTest(unittest.TestCase):
             'nova': 'localhost/heat-k8s/nova:34.0.0',
             'nova-compute': 'localhost/heat-k8s/nova-compute:34.0.0',
             'neutron': 'localhost/heat-k8s/neutron:29.0.0',
+            'nova-2026.1': 'localhost/heat-k8s/nova:33.0.2',
+            'nova-compute-2026.1': 'localhost/heat-k8s/nova-compute:33.0.2',
+            'neutron-2026.1': 'localhost/heat-k8s/neutron:28.0.2',
             'rabbitmq': 'localhost/heat-k8s/rabbitmq:3.10',
             'ovn': 'localhost/heat-k8s/ovn:23.03',
         }, recipes.refs(VERSIONS))
@@ -68,6 +73,19 @@ class ReferenceTest(unittest.TestCase):
         versions = dict(VERSIONS, KEYSTONE_VERSION='31.0.0')
         self.assertEqual('localhost/heat-k8s/keystone:31.0.0',
                          recipes.ref('keystone', versions))
+
+    def test_an_earlier_release_is_the_same_recipe(self):
+        # Its version key and pinned set beside the recipe's own; the
+        # compute node's are Nova's.
+        for name, key, requirements in (
+                ('neutron', 'NEUTRON_2026_1_VERSION',
+                 'neutron/requirements-2026.1.txt'),
+                ('nova-compute', 'NOVA_2026_1_VERSION',
+                 'nova/requirements-2026.1.txt')):
+            self.assertEqual(dataclasses.replace(
+                recipes.BY_NAME[name], name=name + '-2026.1',
+                version_key=key, requirements=requirements),
+                recipes.BY_NAME[name + '-2026.1'])
 
     def test_earlier_keystones_are_the_same_recipe(self):
         keystone = recipes.BY_NAME['keystone']
@@ -106,7 +124,8 @@ class ReferenceTest(unittest.TestCase):
         self.assertEqual({'keystone-2025.2', 'keystone-2026.1', 'glance',
                           'placement', 'glance-2026.1', 'placement-2026.1',
                           'nova', 'nova-compute', 'neutron', 'rabbitmq',
-                          'ovn'}, names)
+                          'ovn', 'nova-2026.1', 'nova-compute-2026.1',
+                          'neutron-2026.1'}, names)
         self.assertFalse(names & {i.name for i in images._selected(None)})
         self.assertEqual(('glance', 'placement'), tuple(
             i.name for i in images._selected(['placement', 'glance'])))
@@ -243,7 +262,8 @@ class RecipeHashTest(unittest.TestCase):
                           'nova-compute', 'neutron'} | {
             'keystone-' + series for series in recipes.KEYSTONE_SERIES} | {
             name + '-' + recipes.UPGRADE_SERIES
-            for name in ('glance', 'placement')}, {
+            for name in ('glance', 'placement', 'nova', 'nova-compute',
+                         'neutron')}, {
             name for name in before if before[name] != after[name]})
 
     def test_a_uwsgi_file_changes_its_image_only(self):
@@ -257,7 +277,7 @@ class RecipeHashTest(unittest.TestCase):
         before = {i.name: self.hash(i) for i in recipes.ALL_IMAGES}
         self.append('nova/nova-metadata-uwsgi.ini', '# a change\n')
         after = {i.name: self.hash(i) for i in recipes.ALL_IMAGES}
-        self.assertEqual({'nova'}, {
+        self.assertEqual({'nova', 'nova-' + recipes.UPGRADE_SERIES}, {
             name for name in before if before[name] != after[name]})
 
     def test_pause_source_changes_it(self):
@@ -274,6 +294,10 @@ class RecipeHashTest(unittest.TestCase):
                 ('PLACEMENT_VERSION', '16.0.1', {'placement'}),
                 ('NOVA_VERSION', '34.0.1', {'nova', 'nova-compute'}),
                 ('NEUTRON_VERSION', '29.0.1', {'neutron'}),
+                # nova-compute's earlier release is nova's too.
+                ('NOVA_2026_1_VERSION', '33.0.3',
+                 {'nova-2026.1', 'nova-compute-2026.1'}),
+                ('NEUTRON_2026_1_VERSION', '28.0.3', {'neutron-2026.1'}),
                 ('HEAT_VERSION', '28.0.0', set())):
             versions = dict(VERSIONS, **{key: value})
             self.assertEqual(changed, {
@@ -417,14 +441,15 @@ class EnvironmentFileTest(unittest.TestCase):
         self.assertEqual(tag['nova'], tag['nova-compute'])
         expected['nova_compute_image'] = refs['nova-compute'].rsplit(
             ':', 1)[0]
-        # Nova and Neutron are built for the newest series only.
-        for series, suffix, names in (
-                (recipes.UPGRADE_SERIES, '-' + recipes.UPGRADE_SERIES,
-                 ('keystone', 'glance', 'placement')),
-                (venv.NEWEST_SERIES, '', ('keystone', 'glance', 'placement',
-                                          'neutron', 'nova'))):
+        # Each release names every service; nova-compute's tag is Nova's
+        # in the earlier series too.
+        services = ('keystone', 'glance', 'placement', 'neutron', 'nova')
+        earlier = '-' + recipes.UPGRADE_SERIES
+        self.assertEqual(tag['nova' + earlier], tag['nova-compute' + earlier])
+        for series, suffix in ((recipes.UPGRADE_SERIES, earlier),
+                               (venv.NEWEST_SERIES, '')):
             expected['release_tags'][series] = {
-                name: tag[name + suffix] for name in names}
+                name: tag[name + suffix] for name in services}
         self.assertEqual(expected, env['parameter_defaults'])
 
     def test_the_templates_have_these_parameters(self):

@@ -102,12 +102,16 @@ _KEYSTONE = Image(
 
 def _earlier(image, series):
     """`image`'s recipe for an earlier release: recipe <name>-<series>,
-    tagged by <NAME>_<SERIES>_VERSION, with that release's pinned set."""
+    tagged by <KEY>_<SERIES>_VERSION (<KEY>_VERSION its version key), with
+    that release's pinned set beside its own (<dir>/requirements-<series>.txt);
+    nova-compute's are nova's."""
+    suffix = series.replace('.', '_')
     return dataclasses.replace(
         image, name='%s-%s' % (image.name, series),
-        version_key='%s_%s_VERSION' % (image.name.upper(),
-                                       series.replace('.', '_')),
-        requirements='%s/requirements-%s.txt' % (image.name, series))
+        version_key=image.version_key.replace(
+            '_VERSION', '_%s_VERSION' % suffix),
+        requirements=image.requirements.replace(
+            '.txt', '-%s.txt' % series))
 
 
 # OpenStack series of the earlier Keystone releases built besides
@@ -386,11 +390,13 @@ IMAGES = (
              ('PYTHONUNBUFFERED', '1'), ('LANG', 'C.UTF-8')),
         ports=(8080,)),
 )
-# The series before theirs (glance-2026.1, placement-2026.1): where the
-# control plane's release upgrade starts from (tests/e2e).
+# The series before theirs (glance-2026.1, placement-2026.1, nova-2026.1,
+# nova-compute-2026.1, neutron-2026.1): where the control plane's release
+# upgrade starts from (tests/e2e).
 UPGRADE_SERIES = '2026.1'
-_EARLIER_SERVICES = (_earlier(_GLANCE, UPGRADE_SERIES),
-                     _earlier(_PLACEMENT, UPGRADE_SERIES))
+_EARLIER_SERVICES = tuple(
+    _earlier(i, UPGRADE_SERIES)
+    for i in (_GLANCE, _PLACEMENT, _NOVA, _NOVA_COMPUTE, _NEUTRON))
 # Built only when named (`tools/localcloud images glance placement`), so
 # that `up` and `demo` build only what the example runs: the earlier
 # releases (an upgrade's start) and the control plane's other services.
