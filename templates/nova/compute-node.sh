@@ -13,7 +13,8 @@
 
 # One process of a Nova compute node (OS::HeatK8s::ComputeNode), the first
 # argument saying which; each is a container of the node, sharing
-# /run/libvirt, /run/openvswitch, /var/lib/openvswitch and /var/lib/nova.
+# /run/libvirt, /run/openvswitch, /var/lib/openvswitch and /var/lib/nova
+# (the last kept when the node's pod is replaced).
 # Each waits for what it connects to and then replaces this shell, so that
 # a daemon's exit is its container's and nothing restarts for want of a
 # socket that was a moment away.
@@ -133,6 +134,9 @@ ovn-controller)
 nova-compute)
   wait_for "$LIBVIRT_SOCK" libvirtd
   wait_for "$OVS_SOCK" ovsdb-server
+  # /var/lib/nova is a volume claim's, whose provisioner picks its mode:
+  # QEMU, as libvirt-qemu, reaches the servers' disks through it.
+  chmod 755 /var/lib/nova
   mkdir -p /var/lib/nova/instances /var/lib/nova/tmp
   # The node's address is the pod's: Nova's guess, the route off the
   # machine, finds none and says 127.0.0.1.

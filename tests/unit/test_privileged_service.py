@@ -25,7 +25,8 @@ import yaql
 TEMPLATE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), 'templates', 'services', 'kubernetes',
     'privileged-service.yaml')
-HANDMADE_SHARED = ['/run/libvirt', '/var/lib/nova']
+HANDMADE_SHARED = ['/run/libvirt', '/var/lib/libvirt']
+HANDMADE_STATE = ['/var/lib/nova']
 HANDMADE_FILES = {'/var/lib/kolla/config_files/compute-node.sh': '#!/bin/sh'}
 HANDMADE_TEMPLATES = {'/etc/nova/nova.conf': '[DEFAULT]'}
 HANDMADE_PROCESSES = [
@@ -61,7 +62,7 @@ def _pod():
 def _mounts():
     return _evaluate(_pod()['volume_mounts'], {
         'config': HANDMADE_FILES, 'secret': HANDMADE_TEMPLATES,
-        'shared': HANDMADE_SHARED})
+        'shared': HANDMADE_SHARED, 'state': HANDMADE_STATE})
 
 
 def test_each_shared_path_is_a_volume_of_its_own():
@@ -74,7 +75,7 @@ def test_each_shared_path_is_a_volume_of_its_own():
         {'name': 'shared-1', 'emptyDir': {}}]
 
 
-def test_files_are_mounted_read_only_and_shared_paths_writable():
+def test_files_are_mounted_read_only_shared_and_state_paths_writable():
     assert _mounts() == [
         {'name': 'config',
          'mountPath': '/var/lib/kolla/config_files/compute-node.sh',
@@ -83,7 +84,28 @@ def test_files_are_mounted_read_only_and_shared_paths_writable():
         {'name': 'secret-files', 'mountPath': '/etc/nova/nova.conf',
          'readOnly': True, 'subPath': 'file.etc_nova_nova.conf'},
         {'name': 'shared-0', 'mountPath': '/run/libvirt'},
-        {'name': 'shared-1', 'mountPath': '/var/lib/nova'}]
+        {'name': 'shared-1', 'mountPath': '/var/lib/libvirt'},
+        {'name': 'state-0', 'mountPath': '/var/lib/nova'}]
+
+
+def test_each_state_path_is_a_claim_the_replica_keeps():
+    claims = _evaluate(_pod()['volume_claims'], {
+        'state': HANDMADE_STATE, 'size': '10Gi',
+        'labels': {'app.kubernetes.io/name': 'nova-compute'}})
+    # No storageClassName: the cluster's default class.
+    assert claims == [{
+        'metadata': {'name': 'state-0',
+                     'labels': {'app.kubernetes.io/name': 'nova-compute'}},
+        'spec': {'accessModes': ['ReadWriteOnce'],
+                 'resources': {'requests': {'storage': '10Gi'}}}}]
+    assert _evaluate(_pod()['volume_claims'], {
+        'state': [], 'size': '10Gi', 'labels': {}}) == []
+    spec = _template()['resources']['statefulset']['properties']['spec']
+    assert spec['volumeClaimTemplates'] == {
+        'get_attr': ['pod', 'value', 'volume_claims']}
+    # Kept across a pod's replacement, not the replica's end.
+    assert spec['persistentVolumeClaimRetentionPolicy'] == {
+        'whenDeleted': 'Delete', 'whenScaled': 'Delete'}
 
 
 def test_every_process_gets_the_pods_address():
