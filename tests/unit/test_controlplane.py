@@ -37,6 +37,7 @@ import os
 
 from heat.common import template_format
 from heat.engine import environment
+from heat.engine import function
 from heat.engine import stack
 from heat.engine import template as heat_template
 from heatclient.common import template_utils
@@ -377,6 +378,28 @@ class UpgradeOrderTest(heat_harness.KubernetesTestCase):
         self.assertOrder(earlier, [('glance_db_expand', 'glance_db_migrate'),
                                    ('glance_db_migrate', 'glance'),
                                    ('glance', 'glance_db_contract')])
+
+    def test_nova_services_keep_their_host_across_rollouts(self):
+        # A Deployment's pods are new names at each rollout: the conductor
+        # and the scheduler are hosts named after their service instead.
+        template, files, env = cli_request(
+            os.path.join(TEMPLATES, 'nova.yaml'), ['kubernetes'], {
+                'target': {'namespace': ''}, 'prefix': 'cp-',
+                'database_host': 'db', 'database_root_password': 'ref',
+                'mariadb_image': 'm:1', 'admin_password': 'ref',
+                'keystone': {}, 'messaging': {'port': 5672}})
+        stack = self.parse(template, env)
+
+        def prop(name, key):
+            return function.resolve(stack[name].t._properties[key])
+
+        for name in ('nova_conductor', 'nova_scheduler'):
+            self.assertEqual({'KOLLA_CONFIG_STRATEGY': 'COPY_ALWAYS',
+                              'OS_DEFAULT__HOST': prop(name, 'name')},
+                             prop(name, 'environment'))
+        self.assertEqual('cp-nova-conductor', prop('nova_conductor', 'name'))
+        self.assertEqual({'KOLLA_CONFIG_STRATEGY': 'COPY_ALWAYS'},
+                         prop('nova_api', 'environment'))
 
     def test_nova_speaks_the_oldest_computes_rpc_meanwhile(self):
         conf, _ = _render('nova.yaml', 'nova/nova.conf.j2', 'nova_values')
