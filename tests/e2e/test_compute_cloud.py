@@ -18,7 +18,8 @@ Neutron on ML2/OVN (OVN's two databases and ovn-northd) and Nova (the
 cell setup, the compute and metadata APIs, nova-conductor,
 nova-scheduler, and a compute node: nova-compute with libvirtd and KVM,
 Open vSwitch on its userspace datapath and ovn-controller, privileged
-containers of one pod), from the images built here. The stack is a
+containers of one pod), from the images built here, one release behind
+(``release=2026.1``: Nova 33.0.2, Neutron 28.0.2). The stack is a
 project's that an operator adds once the cloud is up and whose namespace
 the operator labels privileged (Pod Security admits the compute node's
 pod there only). Through the stack's own Keystone, as its admin asks it:
@@ -30,7 +31,15 @@ and ovn-northd has made the switch a datapath in the southbound one;
 deleting them removes them there too. A server of the guest built here
 boots on a network of the stack's Neutron, answers on its port 80 with
 its DHCP address and its config drive's metadata, and goes with
-`server delete`. Then the stack deletes and leaves nothing behind.
+`server delete`. Last, with a server running, ``release`` alone raises
+it to 2026.2: Heat's events show Keystone, Glance and Placement done
+before Neutron and Nova start, Neutron's expand, API and contract, and
+Nova's API database, cells, conductor, then its APIs and compute node,
+then the online data migrations, in that order; every service runs the
+new release and reports up, and the server, whose QEMU went with the
+compute node's old pod, runs again on its disk (Nova's
+resume_guests_state_on_host_boot) and answers as before. Then the stack
+deletes and leaves nothing behind.
 """
 
 import json
@@ -48,8 +57,14 @@ from tests.e2e import test_docker_host as dh
 from tests.functional import cloud
 
 ADMIN_PASSWORD = 'cc-Admin-' + uuid.uuid4().hex[:12]
-IMAGES = ('mariadb', 'memcached', 'rabbitmq', 'keystone', 'glance',
-          'placement', 'ovn', 'neutron', 'nova', 'nova-compute')
+FROM_RELEASE, TO_RELEASE = '2026.1', '2026.2'
+SERVICES = ('keystone', 'glance', 'placement', 'neutron', 'nova')
+# The compute control plane's images; this module's starts a release
+# behind (EARLIER_IMAGES) and upgrades to them.
+IMAGES = ('mariadb', 'memcached', 'rabbitmq', 'ovn') + SERVICES + (
+    'nova-compute',)
+EARLIER_IMAGES = tuple(name + '-' + FROM_RELEASE
+                       for name in SERVICES + ('nova-compute',))
 KUBE_ENVS = [os.path.join(dh.ENVIRONMENTS, n) for n in (
     'kubernetes.yaml', 'localcloud-images.yaml',
     'localcloud-controlplane-images.yaml', 'localcloud-kubernetes.yaml')]
@@ -65,7 +80,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope='module')
 def images(localcloud):
-    stacks.ensure_images(localcloud, *IMAGES)
+    stacks.ensure_images(localcloud, *IMAGES + EARLIER_IMAGES)
 
 
 @pytest.fixture(scope='module')
@@ -82,8 +97,9 @@ def operator_project(localcloud, tmp_path_factory):
 class Deployed(object):
     """The stack's names, outputs and its Keystone admin's OS_*."""
 
-    def __init__(self, name, prefix, suffix, outputs, env):
+    def __init__(self, name, prefix, suffix, outputs, env, heat):
         self.name = name
+        self.heat = heat
         self.prefix = prefix
         self.suffix = suffix
         self.outputs = outputs
@@ -105,7 +121,7 @@ def deployed(localcloud, images, operator_project):
         project.openstack('stack', 'create', '--timeout', str(
             dh.TIMEOUT // 60), *dh.create_args(dh.CONTROLPLANE, {
                 'admin_password': ADMIN_PASSWORD, 'prefix': prefix,
-                'compute_count': 1,
+                'compute_count': 1, 'release': FROM_RELEASE,
                 # This machine's /dev/kvm is PVM's, which runs only kernels
                 # built as its guests (doc/source/user/controlplane.rst).
                 'compute_virt_type': 'qemu'}, KUBE_ENVS), name)
@@ -119,7 +135,7 @@ def deployed(localcloud, images, operator_project):
         outputs = {o['output_key']: o['output_value']
                    for o in heat.stack(name).outputs}
         yield Deployed(name, prefix, suffix, outputs, clients.admin_env(
-            localcloud, outputs['auth_url'], ADMIN_PASSWORD))
+            localcloud, outputs['auth_url'], ADMIN_PASSWORD), heat)
     finally:
         project.openstack('stack', 'delete', '-y', '--wait', name,
                           check=False)
@@ -162,6 +178,112 @@ def test_a_server_boots_answers_and_goes(localcloud, deployed,
         assert booted.port['ID'] not in lsps, lsps
     finally:
         booted.clean_up()
+
+
+def test_raised_a_release_with_a_server_running(localcloud, deployed,
+                                                operator_project, tmp_path):
+    """Last: it changes the shared stack. `release` alone, raised by one
+    while a server runs; the order from Heat's events, the new release
+    running and up, and the server back on its disk, answering."""
+    project = operator_project
+    assert _running_tags(localcloud, deployed.prefix) == (
+        clients.RELEASE_TAGS[FROM_RELEASE])
+    pod = servers.ComputePod(localcloud, project.namespace, deployed.host)
+    booted = servers.Booted(deployed.env, deployed.env, str(tmp_path),
+                            deployed.suffix)
+    try:
+        with booted.reached(pod) as get:
+            booted.answers(get)
+        before = {e['id'] for e in _events(project, deployed.name)}
+        started = time.monotonic()
+        project.openstack('stack', 'update', '--existing', '--timeout', str(
+            dh.TIMEOUT // 60), '--parameter', 'release=' + TO_RELEASE,
+            deployed.name)
+        shown = deployed.heat.wait(deployed.name, timeout=dh.TIMEOUT,
+                                   action='UPDATE')
+        updated = time.monotonic() - started
+        assert shown.stack_status == 'UPDATE_COMPLETE', (
+            shown.stack_status_reason)
+        _in_upgrade_order([e for e in _events(project, deployed.name)
+                           if e['id'] not in before], deployed.name)
+        assert _running_tags(localcloud, deployed.prefix) == (
+            clients.RELEASE_TAGS[TO_RELEASE])
+        servers.services_up(deployed.env, deployed.host)
+        server = servers.listed(deployed.env, 'server', 'show',
+                                booted.server['id'])
+        # Nova's power state 1: running (the client's JSON gives the code).
+        assert (server['status'], server['OS-EXT-STS:power_state']) == (
+            'ACTIVE', 1), server
+        booted.started = started
+        with booted.reached(pod) as get:
+            booted.answers(get)
+        print('\nrelease %s -> %s with a server running: UPDATE_COMPLETE '
+              'after %.0fs, the server answering again %.0fs after the '
+              'update began' % (FROM_RELEASE, TO_RELEASE, updated,
+                                booted.answered))
+        booted.delete_server(pod)
+    finally:
+        booted.clean_up()
+
+
+def _events(project, name):
+    return json.loads(project.openstack(
+        'stack', 'event', 'list', name, '--nested-depth', '3', '-f',
+        'json').stdout)
+
+
+def _in_upgrade_order(events, stack):
+    """Each step's UPDATE began after the one it follows had completed:
+    the services in OpenStack's order, Neutron's and Nova's steps in
+    their upgrade guides' (resources of the nested stacks: 'nested')."""
+    when = clients.update_times(events, stack)
+    nova_services = ('nova_api', 'nova_scheduler', 'nova_metadata',
+                     'nova_compute')
+    steps = [
+        # Nova and Neutron after Keystone, Glance and Placement.
+        (['keystone'], ['glance', 'placement']),
+        (['glance', 'placement'], ['neutron']),
+        (['glance', 'placement', 'neutron'], ['nova']),
+        # Neutron: expand, the API, contract.
+        (['neutron_db_expand'], ['neutron'], 'nested'),
+        (['neutron'], ['neutron_db_contract'], 'nested'),
+        # Nova: the API database, the cells, the conductor, then the
+        # APIs, scheduler and compute node, then the data migrations.
+        (['nova_api_db_sync'], ['nova_cells'], 'nested'),
+        (['nova_cells'], ['nova_conductor'], 'nested'),
+        (['nova_conductor'], nova_services, 'nested'),
+        (nova_services, ['nova_online_data_migrations'], 'nested'),
+    ]
+    for step in steps:
+        earlier, later, nested = step[0], step[1], step[2:]
+        for before in earlier:
+            for after in later:
+                assert when[(before, 'COMPLETE') + nested] <= when[
+                    (after, 'IN_PROGRESS') + nested], (before, after, when)
+
+
+def _running_tags(localcloud, prefix):
+    """{service: the image tag it runs} on the real node, for each of
+    SERVICES: its Deployments and StatefulSets, labelled <prefix><service>
+    or <prefix><service>-<part> (nova-compute runs nova's tag)."""
+    tags = {}
+    for kind in ('deployments', 'statefulsets'):
+        listed = json.loads(cloud.run(
+            ['kubectl', 'get', kind, '-A', '-o', 'json'],
+            env=localcloud.env).stdout)['items']
+        for item in listed:
+            name = (item['metadata'].get('labels') or {}).get(
+                'app.kubernetes.io/name', '')
+            # nova-api, nova-compute, neutron-rpc...: nova, neutron.
+            service = name[len(prefix):].split('-')[0] if name.startswith(
+                prefix) else ''
+            if service in SERVICES:
+                image = item['spec']['template']['spec']['containers'][0][
+                    'image']
+                tags.setdefault(service, set()).add(image.rsplit(':', 1)[1])
+    # One tag per service, whichever of its Deployments runs it.
+    assert all(len(found) == 1 for found in tags.values()), tags
+    return {service: found.pop() for service, found in tags.items()}
 
 
 def _a_network_is_ovns(localcloud, env, prefix, suffix):
