@@ -192,3 +192,27 @@ def update_times(listed, stack):
     return when
 
 
+def running_tags(localcloud, prefix, services):
+    """{service: the image tag it runs} on the real node, for each of
+    `services` a stack of `prefix` runs: its Deployments and StatefulSets
+    (Heat names them; their label names the service), labelled
+    <prefix><service> or <prefix><service>-<part> (nova-compute runs
+    nova's tag)."""
+    tags = {}
+    for kind in ('deployments', 'statefulsets'):
+        listed = json.loads(cloud.run(
+            ['kubectl', 'get', kind, '-A', '-o', 'json'],
+            env=localcloud.env).stdout)['items']
+        for item in listed:
+            name = (item['metadata'].get('labels') or {}).get(
+                'app.kubernetes.io/name', '')
+            # nova-api, nova-compute, neutron-rpc...: nova, neutron.
+            service = name[len(prefix):].split('-')[0] if name.startswith(
+                prefix) else ''
+            if service in services:
+                image = item['spec']['template']['spec']['containers'][0][
+                    'image']
+                tags.setdefault(service, set()).add(image.rsplit(':', 1)[1])
+    # One tag per service, whichever of its Deployments runs it.
+    assert all(len(found) == 1 for found in tags.values()), tags
+    return {service: found.pop() for service, found in tags.items()}

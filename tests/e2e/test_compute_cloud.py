@@ -186,7 +186,7 @@ def test_raised_a_release_with_a_server_running(localcloud, deployed,
     while a server runs; the order from Heat's events, the new release
     running and up, and the server back on its disk, answering."""
     project = operator_project
-    assert _running_tags(localcloud, deployed.prefix) == (
+    assert clients.running_tags(localcloud, deployed.prefix, SERVICES) == (
         clients.RELEASE_TAGS[FROM_RELEASE])
     pod = servers.ComputePod(localcloud, project.namespace, deployed.host)
     booted = servers.Booted(deployed.env, deployed.env, str(tmp_path),
@@ -206,7 +206,7 @@ def test_raised_a_release_with_a_server_running(localcloud, deployed,
             shown.stack_status_reason)
         _in_upgrade_order([e for e in _events(project, deployed.name)
                            if e['id'] not in before], deployed.name)
-        assert _running_tags(localcloud, deployed.prefix) == (
+        assert clients.running_tags(localcloud, deployed.prefix, SERVICES) == (
             clients.RELEASE_TAGS[TO_RELEASE])
         servers.services_up(deployed.env, deployed.host)
         server = servers.listed(deployed.env, 'server', 'show',
@@ -260,30 +260,6 @@ def _in_upgrade_order(events, stack):
             for after in later:
                 assert when[(before, 'COMPLETE') + nested] <= when[
                     (after, 'IN_PROGRESS') + nested], (before, after, when)
-
-
-def _running_tags(localcloud, prefix):
-    """{service: the image tag it runs} on the real node, for each of
-    SERVICES: its Deployments and StatefulSets, labelled <prefix><service>
-    or <prefix><service>-<part> (nova-compute runs nova's tag)."""
-    tags = {}
-    for kind in ('deployments', 'statefulsets'):
-        listed = json.loads(cloud.run(
-            ['kubectl', 'get', kind, '-A', '-o', 'json'],
-            env=localcloud.env).stdout)['items']
-        for item in listed:
-            name = (item['metadata'].get('labels') or {}).get(
-                'app.kubernetes.io/name', '')
-            # nova-api, nova-compute, neutron-rpc...: nova, neutron.
-            service = name[len(prefix):].split('-')[0] if name.startswith(
-                prefix) else ''
-            if service in SERVICES:
-                image = item['spec']['template']['spec']['containers'][0][
-                    'image']
-                tags.setdefault(service, set()).add(image.rsplit(':', 1)[1])
-    # One tag per service, whichever of its Deployments runs it.
-    assert all(len(found) == 1 for found in tags.values()), tags
-    return {service: found.pop() for service, found in tags.items()}
 
 
 def _a_network_is_ovns(localcloud, env, prefix, suffix):

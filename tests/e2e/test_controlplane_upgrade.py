@@ -39,7 +39,6 @@ from tests.e2e import controlplane_clients as clients
 from tests.e2e import probe
 from tests.e2e import stacks
 from tests.e2e import test_docker_host as dh
-from tests.functional import cloud
 
 FROM_RELEASE, TO_RELEASE = '2026.1', '2026.2'
 # disable-compute.yaml leaves these.
@@ -82,11 +81,11 @@ def test_one_release_behind_then_upgraded_in_order(localcloud, images,
         print('kubernetes: stack create to the first image saved back: '
               '%.0fs (CREATE_COMPLETE after %.0fs)' % (
                   time.monotonic() - started, created))
-        assert _running_tags(localcloud, prefix) == {
+        assert clients.running_tags(localcloud, prefix, SERVICES) == {
             service: clients.RELEASE_TAGS[FROM_RELEASE][service]
             for service in SERVICES}
         _upgrade_in_order(localcloud, name, url, str(tmp_path))
-        assert _running_tags(localcloud, prefix) == {
+        assert clients.running_tags(localcloud, prefix, SERVICES) == {
             service: clients.RELEASE_TAGS[TO_RELEASE][service]
             for service in SERVICES}
         answered = clients.answers(localcloud, url, ADMIN_PASSWORD,
@@ -97,24 +96,6 @@ def test_one_release_behind_then_upgraded_in_order(localcloud, images,
     finally:
         dh.delete(localcloud, name)
     clients.assert_nothing_left(localcloud, name, prefix)
-
-
-def _running_tags(localcloud, prefix):
-    """{service: the image tag its Deployment runs} on the real node (a
-    Deployment's name is Heat's; its label names the service). The
-    services this control plane runs (no Nova or Neutron here)."""
-    services = set(SERVICES)
-    deployments = json.loads(cloud.run(
-        ['kubectl', 'get', 'deployments', '-A', '-o', 'json'],
-        env=localcloud.env).stdout)['items']
-    tags = {}
-    for d in deployments:
-        name = (d['metadata'].get('labels') or {}).get(
-            'app.kubernetes.io/name', '')
-        if name.startswith(prefix) and name[len(prefix):] in services:
-            image = d['spec']['template']['spec']['containers'][0]['image']
-            tags[name[len(prefix):]] = image.rsplit(':', 1)[1]
-    return tags
 
 
 def _upgrade_in_order(localcloud, name, auth_url, workdir):
@@ -146,7 +127,7 @@ def _upgrade_in_order(localcloud, name, auth_url, workdir):
         reasons) and '(using password: YES)' in reasons, reasons
     # Keystone was done before Glance started; Glance's API was not
     # touched. (Placement, beside Glance, may or may not have finished.)
-    tags = _running_tags(localcloud, name_prefix(name))
+    tags = clients.running_tags(localcloud, name_prefix(name), SERVICES)
     assert (tags['keystone'], tags['glance']) == (
         clients.RELEASE_TAGS[TO_RELEASE]['keystone'],
         clients.RELEASE_TAGS[FROM_RELEASE]['glance']), tags
