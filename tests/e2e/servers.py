@@ -36,6 +36,7 @@ SWITCH = 'ovs-vswitchd'
 LIBVIRT = 'libvirtd'
 NOVA_COMPUTE = 'nova-compute'
 PROBE = 'probe0'
+OVN_SOUTHBOUND_PORT = 6642
 
 
 def listed(env, *args):
@@ -106,6 +107,19 @@ class ComputePod(object):
     def unprobe(self):
         self.run(SWITCH, 'ovs-vsctl', '--if-exists', 'del-port', 'br-int',
                  PROBE, check=False)
+
+    @contextlib.contextmanager
+    def cut_off(self, port):
+        """Within the block the pod's connections to TCP `port` are
+        refused, its open ones reset: a firewall between the node and
+        that service."""
+        rule = ('OUTPUT', '-p', 'tcp', '--dport', str(port), '-j', 'REJECT',
+                '--reject-with', 'tcp-reset')
+        self.run(SWITCH, 'iptables', '-I', *rule)
+        try:
+            yield
+        finally:
+            self.run(SWITCH, 'iptables', '-D', *rule)
 
     def token(self, auth_url, username, password, timeout=300):
         """A project-scoped token of `username` from the Keystone at
@@ -246,6 +260,18 @@ class Booted(object):
         clients.openstack(self.admin, 'flavor', 'delete', self.flavor)
         for image_id in self.uploaded:
             clients.openstack(self.env, 'image', 'delete', image_id)
+
+
+def agent_alive_after(env, host, alive, timeout=300):
+    """Seconds until Neutron lists `host`'s one agent as `alive` (True or
+    False)."""
+    started = time.monotonic()
+    while True:
+        agents = listed(env, 'network', 'agent', 'list', '--host', host)
+        if [a['Alive'] for a in agents] == [alive]:
+            return time.monotonic() - started
+        assert time.monotonic() - started < timeout, agents
+        time.sleep(5)
 
 
 def services_up(env, host, agent='OVN Controller agent'):

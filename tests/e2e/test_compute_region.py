@@ -496,6 +496,38 @@ def test_the_local_clouds_heat_runs_keystone_on_a_server_of_the_region(
         site.delete(name)
 
 
+def test_a_node_cut_off_from_its_network_fails_in_novas_words(
+        localcloud, deployed, operator_project, nova_docker):
+    """(Issue 37, bad input: no network) Last: it cuts the compute node
+    off. Its ovn-controller's connections to OVN's southbound database
+    refused, as a firewall between them would: Neutron lists the node's
+    agent dead after agent_down_time and refuses to bind the server's port
+    there, and the stack fails with Nova's reason, the node's own (one
+    node, so one attempt: nova.conf's max_attempts), within minutes of its
+    create, not at its timeout; its delete leaves no server. Connected
+    again, the agent is alive."""
+    site = nova_docker
+    name = 'nd-nonet-' + site.suffix
+    pod = servers.ComputePod(localcloud, operator_project.namespace,
+                             deployed.host)
+    with pod.cut_off(servers.OVN_SOUTHBOUND_PORT):
+        dead = servers.agent_alive_after(deployed.admin, deployed.host,
+                                         False)
+        try:
+            shown, took = site.create(
+                name, 'nd-Admin-' + uuid.uuid4().hex[:12])
+            assert shown.stack_status == 'CREATE_FAILED', shown.stack_status
+            reason = shown.stack_status_reason
+            assert 'Binding failed for port' in reason, reason
+            print('\nnova-docker on a node cut off from OVN: its agent dead '
+                  'after %.0fs, CREATE_FAILED %.0fs after the create: %s'
+                  % (dead, took, reason))
+            assert took < 300, took
+        finally:
+            site.delete(name)
+    servers.agent_alive_after(deployed.admin, deployed.host, True)
+
+
 def _keystone_host(localcloud):
     return urllib.parse.urlsplit(
         localcloud.env['HEAT_K8S_PODS_KEYSTONE']).hostname

@@ -401,6 +401,15 @@ class UpgradeOrderTest(heat_harness.KubernetesTestCase):
         self.assertEqual({'KOLLA_CONFIG_STRATEGY': 'COPY_ALWAYS'},
                          prop('nova_api', 'environment'))
 
+    def test_a_build_is_retried_only_where_another_node_may_take_it(self):
+        # One node: its failure's own reason is the server's fault.
+        for count, attempts in ((0, '3'), (1, '1'), (2, '2'), (3, '3'),
+                                (7, '3'), ('1', '1')):
+            conf, _ = _render('nova.yaml', 'nova/nova.conf.j2',
+                              'nova_values', compute_count=count)
+            self.assertEqual(attempts, conf['scheduler']['max_attempts'],
+                             count)
+
     def test_nova_speaks_the_oldest_computes_rpc_meanwhile(self):
         conf, _ = _render('nova.yaml', 'nova/nova.conf.j2', 'nova_values')
         self.assertEqual('auto', conf['upgrade_levels']['compute'])
@@ -421,7 +430,7 @@ def _sample(values):
         'messaging': {'host': 'rabbitmq.ns.svc', 'port': 5672,
                       'user': 'openstack',
                       'password': 'Secret-messaging_password-0123456789'},
-        'compute_virt_type': 'kvm',
+        'compute_virt_type': 'kvm', 'compute_count': 1,
     }
 
     def resolve(node):
