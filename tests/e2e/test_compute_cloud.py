@@ -32,15 +32,16 @@ northbound database, and ovn-northd has made the switch a datapath in the
 southbound one; deleting them removes them there too. A server of the guest
 built here boots on a network of the stack's Neutron, answers on its port
 80 with its DHCP address and its config drive's metadata, and goes with
-`server delete`. Last, when asked for, with a server running, ``release``
-alone raises it to 2026.2: Heat's events show Keystone, Glance and
-Placement done before Neutron and Nova start, Neutron's expand, API and
-contract, and Nova's API database, cells, conductor, then its APIs and
-compute node, then the online data migrations, in that order; every service
-runs the new release and reports up, and the server, whose QEMU went with
-the compute node's old pod, runs again on its disk (Nova's
-resume_guests_state_on_host_boot) and answers as before. Then the stack
-deletes and leaves nothing behind.
+`server delete`. Cut off from OVN's southbound database, the compute node
+fails a server with Nova's reason: Neutron binds no port to a dead agent.
+Last, when asked for, with a server running, ``release`` alone raises it to
+2026.2: Heat's events show Keystone, Glance and Placement done before
+Neutron and Nova start, Neutron's expand, API and contract, and Nova's API
+database, cells, conductor, then its APIs and compute node, then the online
+data migrations, in that order; every service runs the new release and
+reports up, and the server, whose QEMU went with the compute node's old
+pod, runs again on its disk (Nova's resume_guests_state_on_host_boot) and
+answers as before. Then the stack deletes and leaves nothing behind.
 """
 
 import json
@@ -185,6 +186,34 @@ def test_a_server_boots_answers_and_goes(localcloud, deployed,
         assert booted.port['ID'] not in lsps, lsps
     finally:
         booted.clean_up()
+
+
+def test_a_node_cut_off_from_its_network_fails_a_server_in_novas_words(
+        localcloud, deployed, operator_project, tmp_path):
+    """(Issue 37, bad input: no network) The compute node's ovn-controller
+    cut off from OVN's southbound database (its connections refused, as a
+    firewall between them would): once Neutron lists the node's agent
+    dead, `server create` ends in ERROR with the node's own reason, Nova's
+    fault (one node, so one attempt: nova.conf's max_attempts). Heat
+    reports the same words (test_compute_region.py's nova-docker case).
+    Connected again, the agent is alive."""
+    pod = servers.ComputePod(localcloud, operator_project.namespace,
+                             deployed.host)
+    env = deployed.env
+    with pod.cut_off(servers.OVN_SOUTHBOUND_PORT):
+        dead = servers.agent_alive_after(env, deployed.host, False)
+        booted = servers.Booted(env, env, str(tmp_path), deployed.suffix)
+        try:
+            server = booted.server
+            assert server['status'] == 'ERROR', server
+            fault = server['fault']['message']
+            assert fault.startswith('Binding failed for port'), server
+            print('\na node cut off from OVN: its agent dead after %.0fs, '
+                  'the server in ERROR %.0fs after server create: %s' % (
+                      dead, booted.active, fault))
+        finally:
+            booted.clean_up()
+    servers.agent_alive_after(env, deployed.host, True)
 
 
 @asked_for
