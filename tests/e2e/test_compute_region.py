@@ -75,7 +75,6 @@ KUBE_ENVS = compute.KUBE_ENVS + [
     os.path.join(dh.ENVIRONMENTS, 'existing-keystone.yaml')]
 
 
-
 @pytest.fixture(scope='module')
 def images(localcloud):
     stacks.ensure_images(localcloud, *[i for i in compute.IMAGES
