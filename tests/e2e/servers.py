@@ -218,10 +218,23 @@ class Booted(object):
                        self.net['id'], 'probe-' + self.suffix)
         try:
             pod.probe(probe)
-            yield lambda path: pod.get('http://%s/%s' % (address, path))
+            yield lambda path: self._served(pod, address, path)
         finally:
             pod.unprobe()
             clients.openstack(self.env, 'port', 'delete', probe['id'])
+
+    def _served(self, pod, address, path):
+        try:
+            return pod.get('http://%s/%s' % (address, path))
+        except AssertionError as e:
+            # Why it did not answer: its port's state (up in OVN?) and the
+            # guest's serial console (its DHCP, its server), as Nova has
+            # them.
+            state = listed(self.env, 'port', 'show', self.port['ID'])
+            console = clients.openstack(self.env, 'console', 'log', 'show',
+                                        '--lines', '40', self.server['id'])
+            raise AssertionError('%s\nits port: %s\nits console:\n%s' % (
+                e, state['status'], console)) from e
 
     def answers(self, get):
         """It serves its DHCP address and its config drive's metadata."""
