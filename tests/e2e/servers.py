@@ -121,6 +121,16 @@ class ComputePod(object):
         finally:
             self.run(SWITCH, 'iptables', '-D', *rule)
 
+    @contextlib.contextmanager
+    def cut_off_from_ovn(self, env):
+        """Its ovn-controller cut off from OVN's southbound database until
+        Neutron, asked as `env`, lists the node's agent dead: yields the
+        seconds that took. Connected again after, until the agent is
+        alive."""
+        with self.cut_off(OVN_SOUTHBOUND_PORT):
+            yield agent_alive_after(env, self.name, False)
+        agent_alive_after(env, self.name, True)
+
     def token(self, auth_url, username, password, timeout=300):
         """A project-scoped token of `username` from the Keystone at
         `auth_url` (…/v3), asked from the pod: (its user's name, its
