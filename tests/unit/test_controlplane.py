@@ -410,6 +410,14 @@ class UpgradeOrderTest(heat_harness.KubernetesTestCase):
             self.assertEqual(attempts, conf['scheduler']['max_attempts'],
                              count)
 
+    def test_a_servers_console_log_is_the_file_nova_reads(self):
+        # A serial console's log is virtlogd's file in the shared
+        # /var/lib/nova; its socket on the pod's loopback only.
+        conf, _ = _render('nova.yaml', 'nova/nova.conf.j2', 'nova_values')
+        console = conf['serial_console']
+        self.assertEqual(('true', '127.0.0.1'), (
+            console['enabled'], console['proxyclient_address']))
+
     def test_nova_speaks_the_oldest_computes_rpc_meanwhile(self):
         conf, _ = _render('nova.yaml', 'nova/nova.conf.j2', 'nova_values')
         self.assertEqual('auto', conf['upgrade_levels']['compute'])
