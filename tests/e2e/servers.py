@@ -241,10 +241,13 @@ class Booted(object):
             # guest's serial console (its DHCP, its server), as Nova has
             # them.
             state = listed(self.env, 'port', 'show', self.port['ID'])
-            console = clients.openstack(self.env, 'console', 'log', 'show',
-                                        '--lines', '40', self.server['id'])
             raise AssertionError('%s\nits port: %s\nits console:\n%s' % (
-                e, state['status'], console)) from e
+                e, state['status'], self.console('--lines', '40'))) from e
+
+    def console(self, *args):
+        """Its console log, as its user reads it."""
+        return clients.openstack(self.env, 'console', 'log', 'show', *args,
+                                 self.server['id'])
 
     def answers(self, get):
         """It serves its DHCP address and its config drive's metadata."""
@@ -255,6 +258,9 @@ class Booted(object):
         assert metadata['uuid'] == self.server['id'], metadata
         assert metadata['name'] == 'srv-' + self.suffix, metadata
         self.answered = time.monotonic() - self.started
+        # What its init said (tools/images/guest/init), in its console log.
+        console = self.console()
+        assert 'heat-k8s-guest: serving on port 80' in console, console
 
     def delete_server(self, pod):
         """`server delete`: no domain, no port of Nova's, no instance
@@ -329,3 +335,53 @@ def services_up(env, host, agent='OVN Controller agent'):
     assert not hypervisors[0]['Host IP'].startswith('127.'), hypervisors
     assert [(a['Agent Type'], a['Alive']) for a in agents] == [
         (agent, True)], agents
+
+
+def a_network_is_ovns(localcloud, env, prefix, suffix):
+    """A network, subnet and port through Neutron; OVN's databases hold
+    them, and lose them when Neutron deletes them."""
+    net = json.loads(clients.openstack(
+        env, 'network', 'create', 'net-' + suffix, '-f', 'json'))
+    clients.openstack(env, 'subnet', 'create', '--network', net['id'],
+                      '--subnet-range', '10.99.0.0/24', 'sub-' + suffix)
+    port = json.loads(clients.openstack(
+        env, 'port', 'create', '--network', net['id'], 'port-' + suffix,
+        '-f', 'json'))
+    assert port['fixed_ips'][0]['ip_address'].startswith('10.99.0.'), port
+    switch = 'neutron-' + net['id']
+    switches = ovn(localcloud, prefix, 'ovn-nb', 'ovn-nbctl', 6641,
+                    '--bare', '--columns=name', 'list', 'Logical_Switch')
+    assert switch in switches.split(), switches
+    ports = ovn(localcloud, prefix, 'ovn-nb', 'ovn-nbctl', 6641,
+                 'lsp-list', switch)
+    assert port['id'] in ports, ports
+    # ovn-northd made the switch a datapath of the southbound database.
+    deadline = time.monotonic() + 60
+    while switch not in datapaths(localcloud, prefix):
+        assert time.monotonic() < deadline, 'no datapath for ' + switch
+        time.sleep(2)
+    clients.openstack(env, 'port', 'delete', port['id'])
+    clients.openstack(env, 'network', 'delete', net['id'])
+    switches = ovn(localcloud, prefix, 'ovn-nb', 'ovn-nbctl', 6641,
+                    '--bare', '--columns=name', 'list', 'Logical_Switch')
+    assert switch not in switches.split(), switches
+
+
+def datapaths(localcloud, prefix):
+    return ovn(localcloud, prefix, 'ovn-sb', 'ovn-sbctl', 6642, '--bare',
+                '--columns=external_ids', 'list', 'Datapath_Binding')
+
+
+def ovn(localcloud, prefix, service, ctl, port, *args):
+    """`ctl` run in the pod of `service`, against its own database."""
+    pods = json.loads(cloud.run(
+        ['kubectl', 'get', 'pods', '-A', '-l',
+         'app.kubernetes.io/name=%s%s,app.kubernetes.io/component=service'
+         % (prefix, service), '-o', 'json'], env=localcloud.env).stdout)
+    [pod] = [p for p in pods['items']
+             if not p['metadata'].get('deletionTimestamp')]
+    return cloud.run(
+        ['kubectl', '-n', pod['metadata']['namespace'], 'exec',
+         pod['metadata']['name'], '--', ctl,
+         '--db=tcp:127.0.0.1:%d' % port] + list(args),
+        env=localcloud.env).stdout

@@ -10,38 +10,38 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""The control plane with its compute services on the real node.
+"""The control plane with its compute services on the real node, its
+own Keystone, raised a release with a server running.
+
+Run when asked for (HEAT_K8S_TEST_COMPUTE=1: three more images and ten
+more minutes, CI's budget: README). CI runs the compute services as
+test_compute_region.py's region of the local cloud: one compute control
+plane, shared by the tests that read it.
 
 ``templates/controlplane.yaml`` with nothing switched off and one compute
 node: MariaDB, memcached and RabbitMQ, Keystone, Glance, Placement, Neutron
 on ML2/OVN (OVN's two databases and ovn-northd) and Nova (the cell setup,
 the compute and metadata APIs, nova-conductor, nova-scheduler, and a
-compute node: nova-compute with libvirtd and KVM, Open vSwitch on its
-userspace datapath and ovn-controller, privileged containers of one pod),
-from the images built here: the current release (2026.2), or one release
-behind (``release=2026.1``: Nova 33.0.2, Neutron 28.0.2) when the upgrade
-is asked for (HEAT_K8S_TEST_COMPUTE=1). The stack is a project's that an
-operator adds once the cloud is up and whose namespace the operator labels
-privileged (Pod Security admits the compute node's pod there only). Every
-service runs the release the stack names. Through the stack's own Keystone,
-as its admin asks it: the catalog names every service; Nova's conductor,
+compute node: nova-compute with libvirtd, Open vSwitch on its userspace
+datapath and ovn-controller, privileged containers of one pod), from the
+images built here, one release behind (``release=2026.1``: Nova 33.0.2,
+Neutron 28.0.2). The stack is a project's that an operator adds once the
+cloud is up and whose namespace the operator labels privileged (Pod
+Security admits the compute node's pod there only). Every service runs
+the release the stack names. Through the stack's own Keystone, as its
+admin asks it: the catalog names every service; Nova's conductor,
 scheduler and compute report up, the compute host is a hypervisor of cell1
 and an OVN chassis Neutron lists as its agent; a network, its subnet and a
-port made through Neutron are OVN's logical switch and port in the
-northbound database, and ovn-northd has made the switch a datapath in the
-southbound one; deleting them removes them there too. A server of the guest
-built here boots on a network of the stack's Neutron, answers on its port
-80 with its DHCP address and its config drive's metadata, and goes with
-`server delete`. Cut off from OVN's southbound database, the compute node
-fails a server with Nova's reason: Neutron binds no port to a dead agent.
-Last, when asked for, with a server running, ``release`` alone raises it to
-2026.2: Heat's events show Keystone, Glance and Placement done before
-Neutron and Nova start, Neutron's expand, API and contract, and Nova's API
-database, cells, conductor, then its APIs and compute node, then the online
-data migrations, in that order; every service runs the new release and
-reports up, and the server, whose QEMU went with the compute node's old
-pod, runs again on its disk (Nova's resume_guests_state_on_host_boot) and
-answers as before. Then the stack deletes and leaves nothing behind.
+port made through Neutron are OVN's logical switch and port. Then, with a
+server of the guest built here running and answering, ``release`` alone
+raises the stack to 2026.2: Heat's events show Keystone, Glance and
+Placement done before Neutron and Nova start, Neutron's expand, API and
+contract, and Nova's API database, cells, conductor, then its APIs and
+compute node, then the online data migrations, in that order; every
+service runs the new release and reports up, and the server, whose QEMU
+went with the compute node's old pod, runs again on its disk (Nova's
+resume_guests_state_on_host_boot) and answers as before. Then the stack
+deletes and leaves nothing behind.
 """
 
 import json
@@ -56,32 +56,29 @@ from tests.e2e import projects
 from tests.e2e import servers
 from tests.e2e import stacks
 from tests.e2e import test_docker_host as dh
-from tests.functional import cloud
 
 ADMIN_PASSWORD = 'cc-Admin-' + uuid.uuid4().hex[:12]
-# The release upgrade runs when asked for (three more images, seven more
-# minutes: CI's budget, README); otherwise the shared control plane is
-# created at the current release and only read.
 UPGRADE = os.environ.get('HEAT_K8S_TEST_COMPUTE') == '1'
-TO_RELEASE = '2026.2'
-FROM_RELEASE = '2026.1' if UPGRADE else TO_RELEASE
+FROM_RELEASE, TO_RELEASE = '2026.1', '2026.2'
 SERVICES = ('keystone', 'glance', 'placement', 'neutron', 'nova')
-# The compute control plane's images; for the upgrade, it starts a release
-# behind (EARLIER_IMAGES) and is raised to them.
+# The compute control plane's images at the current release, and those
+# this module's stack starts from (a release behind).
 IMAGES = ('mariadb', 'memcached', 'rabbitmq', 'ovn') + SERVICES + (
     'nova-compute',)
 EARLIER_IMAGES = tuple(
-    name + '-' + FROM_RELEASE for name in SERVICES + ('nova-compute',)
-) if UPGRADE else ()
+    name + '-' + FROM_RELEASE for name in SERVICES + ('nova-compute',))
 KUBE_ENVS = [os.path.join(dh.ENVIRONMENTS, n) for n in (
     'kubernetes.yaml', 'localcloud-images.yaml',
     'localcloud-controlplane-images.yaml', 'localcloud-kubernetes.yaml')]
 PRIVILEGED = 'pod-security.kubernetes.io/enforce=privileged'
 
-# What runs when asked for: this module's upgrade, test_compute_region.py.
+# What runs when asked for: this module's upgrade, and nova-docker's
+# Keystone on a server of test_compute_region.py's region.
 asked_for = pytest.mark.skipif(
-    not UPGRADE, reason='the compute release upgrade and region run when '
-    'asked for: HEAT_K8S_TEST_COMPUTE=1 (CI\'s budget: README)')
+    not UPGRADE, reason='the compute release upgrade and nova-docker\'s '
+    'Keystone under emulation run when asked for: HEAT_K8S_TEST_COMPUTE=1 '
+    '(CI\'s budget: README)')
+pytestmark = asked_for
 
 
 @pytest.fixture(scope='module')
@@ -159,62 +156,10 @@ def test_a_compute_node_joins_nova_and_neutron(localcloud, deployed):
             'compute'} <= catalog, catalog
     assert outputs['nova_public_endpoint'].startswith('http://127.0.0.1:')
     servers.services_up(env, deployed.host)
-    _a_network_is_ovns(localcloud, env, deployed.prefix, deployed.suffix)
+    servers.a_network_is_ovns(localcloud, env, deployed.prefix,
+                              deployed.suffix)
 
 
-def test_a_server_boots_answers_and_goes(localcloud, deployed,
-                                         operator_project, tmp_path):
-    """`openstack server create` of the guest built here on a network of
-    the stack's Neutron: ACTIVE, its address by DHCP and its metadata from
-    the config drive, served on its port 80 to a port of the same network
-    on the compute node; `server delete` leaves no domain, port or
-    logical switch port."""
-    pod = servers.ComputePod(localcloud, operator_project.namespace,
-                             deployed.host)
-    booted = servers.Booted(deployed.env, deployed.env, str(tmp_path),
-                            deployed.suffix)
-    try:
-        with booted.reached(pod) as get:
-            booted.answers(get)
-        print('\nserver ACTIVE after %.0fs, answering after %.0fs; the '
-              'project\'s pods using %.0f MiB' % (
-                  booted.active, booted.answered,
-                  clients.working_set_mib(localcloud, pod.namespace)))
-        booted.delete_server(pod)
-        lsps = _ovn(localcloud, deployed.prefix, 'ovn-nb', 'ovn-nbctl',
-                    6641, 'lsp-list', 'neutron-' + booted.net['id'])
-        assert booted.port['ID'] not in lsps, lsps
-    finally:
-        booted.clean_up()
-
-
-def test_a_node_cut_off_from_its_network_fails_a_server_in_novas_words(
-        localcloud, deployed, operator_project, tmp_path):
-    """(Issue 37, bad input: no network) The compute node's ovn-controller
-    cut off from OVN's southbound database (its connections refused, as a
-    firewall between them would): once Neutron lists the node's agent
-    dead, `server create` ends in ERROR with the node's own reason, Nova's
-    fault (one node, so one attempt: nova.conf's max_attempts). Heat
-    reports the same words (test_compute_region.py's nova-docker case).
-    Connected again, the agent is alive."""
-    pod = servers.ComputePod(localcloud, operator_project.namespace,
-                             deployed.host)
-    env = deployed.env
-    with pod.cut_off_from_ovn(env) as dead:
-        booted = servers.Booted(env, env, str(tmp_path), deployed.suffix)
-        try:
-            server = booted.server
-            assert server['status'] == 'ERROR', server
-            fault = server['fault']['message']
-            assert fault.startswith('Binding failed for port'), server
-            print('\na node cut off from OVN: its agent dead after %.0fs, '
-                  'the server in ERROR %.0fs after server create: %s' % (
-                      dead, booted.active, fault))
-        finally:
-            booted.clean_up()
-
-
-@asked_for
 def test_raised_a_release_with_a_server_running(localcloud, deployed,
                                                 operator_project, tmp_path):
     """Last: it changes the shared stack. `release` alone, raised by one
@@ -293,53 +238,3 @@ def _in_upgrade_order(events, stack):
             for after in later:
                 assert when[(before, 'COMPLETE') + nested] <= when[
                     (after, 'IN_PROGRESS') + nested], (before, after, when)
-
-
-def _a_network_is_ovns(localcloud, env, prefix, suffix):
-    """A network, subnet and port through Neutron; OVN's databases hold
-    them, and lose them when Neutron deletes them."""
-    net = json.loads(clients.openstack(
-        env, 'network', 'create', 'net-' + suffix, '-f', 'json'))
-    clients.openstack(env, 'subnet', 'create', '--network', net['id'],
-                      '--subnet-range', '10.99.0.0/24', 'sub-' + suffix)
-    port = json.loads(clients.openstack(
-        env, 'port', 'create', '--network', net['id'], 'port-' + suffix,
-        '-f', 'json'))
-    assert port['fixed_ips'][0]['ip_address'].startswith('10.99.0.'), port
-    switch = 'neutron-' + net['id']
-    switches = _ovn(localcloud, prefix, 'ovn-nb', 'ovn-nbctl', 6641,
-                    '--bare', '--columns=name', 'list', 'Logical_Switch')
-    assert switch in switches.split(), switches
-    ports = _ovn(localcloud, prefix, 'ovn-nb', 'ovn-nbctl', 6641,
-                 'lsp-list', switch)
-    assert port['id'] in ports, ports
-    # ovn-northd made the switch a datapath of the southbound database.
-    deadline = time.monotonic() + 60
-    while switch not in _datapaths(localcloud, prefix):
-        assert time.monotonic() < deadline, 'no datapath for ' + switch
-        time.sleep(2)
-    clients.openstack(env, 'port', 'delete', port['id'])
-    clients.openstack(env, 'network', 'delete', net['id'])
-    switches = _ovn(localcloud, prefix, 'ovn-nb', 'ovn-nbctl', 6641,
-                    '--bare', '--columns=name', 'list', 'Logical_Switch')
-    assert switch not in switches.split(), switches
-
-
-def _datapaths(localcloud, prefix):
-    return _ovn(localcloud, prefix, 'ovn-sb', 'ovn-sbctl', 6642, '--bare',
-                '--columns=external_ids', 'list', 'Datapath_Binding')
-
-
-def _ovn(localcloud, prefix, service, ctl, port, *args):
-    """`ctl` run in the pod of `service`, against its own database."""
-    pods = json.loads(cloud.run(
-        ['kubectl', 'get', 'pods', '-A', '-l',
-         'app.kubernetes.io/name=%s%s,app.kubernetes.io/component=service'
-         % (prefix, service), '-o', 'json'], env=localcloud.env).stdout)
-    [pod] = [p for p in pods['items']
-             if not p['metadata'].get('deletionTimestamp')]
-    return cloud.run(
-        ['kubectl', '-n', pod['metadata']['namespace'], 'exec',
-         pod['metadata']['name'], '--', ctl,
-         '--db=tcp:127.0.0.1:%d' % port] + list(args),
-        env=localcloud.env).stdout
