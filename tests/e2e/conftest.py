@@ -89,8 +89,9 @@ STATE_DIR = 'HEAT_K8S_E2E_STATE_DIR'
 # Started first, longest first, so that the longest modules do not end
 # the run alone (tox keeps this order: --no-loadscope-reorder); the
 # modules with clouds of their own next.
-LONGEST = ('test_controlplane_upgrade.py', 'test_compute_cloud.py',
-           'test_upgrade.py', 'test_templates.py', 'test_docker_host.py')
+LONGEST = ('test_controlplane_upgrade.py', 'test_compute_region.py',
+           'test_compute_cloud.py', 'test_upgrade.py', 'test_templates.py',
+           'test_docker_host.py')
 
 
 def pytest_configure(config):
