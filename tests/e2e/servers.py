@@ -36,6 +36,7 @@ SWITCH = 'ovs-vswitchd'
 LIBVIRT = 'libvirtd'
 NOVA_COMPUTE = 'nova-compute'
 PROBE = 'probe0'
+OVN_NORTHBOUND_PORT = 6641
 OVN_SOUTHBOUND_PORT = 6642
 
 
@@ -349,11 +350,10 @@ def a_network_is_ovns(localcloud, env, prefix, suffix):
         '-f', 'json'))
     assert port['fixed_ips'][0]['ip_address'].startswith('10.99.0.'), port
     switch = 'neutron-' + net['id']
-    switches = ovn(localcloud, prefix, 'ovn-nb', 'ovn-nbctl', 6641,
-                    '--bare', '--columns=name', 'list', 'Logical_Switch')
+    switches = logical_switches(localcloud, prefix)
     assert switch in switches.split(), switches
-    ports = ovn(localcloud, prefix, 'ovn-nb', 'ovn-nbctl', 6641,
-                 'lsp-list', switch)
+    ports = ovn(localcloud, prefix, 'ovn-nb', 'ovn-nbctl',
+                OVN_NORTHBOUND_PORT, 'lsp-list', switch)
     assert port['id'] in ports, ports
     # ovn-northd made the switch a datapath of the southbound database.
     deadline = time.monotonic() + 60
@@ -362,14 +362,19 @@ def a_network_is_ovns(localcloud, env, prefix, suffix):
         time.sleep(2)
     clients.openstack(env, 'port', 'delete', port['id'])
     clients.openstack(env, 'network', 'delete', net['id'])
-    switches = ovn(localcloud, prefix, 'ovn-nb', 'ovn-nbctl', 6641,
-                    '--bare', '--columns=name', 'list', 'Logical_Switch')
+    switches = logical_switches(localcloud, prefix)
     assert switch not in switches.split(), switches
 
 
+def logical_switches(localcloud, prefix):
+    return ovn(localcloud, prefix, 'ovn-nb', 'ovn-nbctl', OVN_NORTHBOUND_PORT,
+               '--bare', '--columns=name', 'list', 'Logical_Switch')
+
+
 def datapaths(localcloud, prefix):
-    return ovn(localcloud, prefix, 'ovn-sb', 'ovn-sbctl', 6642, '--bare',
-                '--columns=external_ids', 'list', 'Datapath_Binding')
+    return ovn(localcloud, prefix, 'ovn-sb', 'ovn-sbctl',
+               OVN_SOUTHBOUND_PORT, '--bare', '--columns=external_ids', 'list',
+               'Datapath_Binding')
 
 
 def ovn(localcloud, prefix, service, ctl, port, *args):

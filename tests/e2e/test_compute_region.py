@@ -318,8 +318,8 @@ def test_a_member_boots_a_server_with_its_own_token(localcloud, deployed,
               % (booted.active, booted.answered))
         booted.delete_server(pod)
         lsps = servers.ovn(localcloud, deployed.prefix, 'ovn-nb',
-                           'ovn-nbctl', 6641, 'lsp-list',
-                           'neutron-' + booted.net['id'])
+                           'ovn-nbctl', servers.OVN_NORTHBOUND_PORT,
+                           'lsp-list', 'neutron-' + booted.net['id'])
         assert booted.port['ID'] not in lsps, lsps
     finally:
         if booted is not None:
