@@ -30,23 +30,31 @@ of the task, never a value in Heat):
                                 OS_REGION_NAME (ENDPOINT_PUBLIC,
                                 ENDPOINT_INTERNAL, ENDPOINT_ADMIN); an
                                 endpoint whose URL changed is updated
-  keystone-register.py remove-user     the user, if `user` made it
-  keystone-register.py remove-catalog  the service's endpoints in
-                                OS_REGION_NAME; the service and the
-                                region too once no endpoint is left in
-                                them, if `catalog` made them
+  keystone-register.py remove-user     the user, and the project and
+                                roles `user` made once nothing else is
+                                assigned on them
+  keystone-register.py remove-catalog  the endpoints `catalog` made; the
+                                service and the region too once no
+                                endpoint is left in them, if `catalog`
+                                made them
 
 Run again, each step finds what it made and changes only what differs.
 REGISTERED_BY names the control plane in a Keystone it does not deploy
-(templates/keystone-existing.yaml): the users `user` makes carry it as
-their description and a user of that name without it is refused (the
-cloud's own or another deployment's: its password is not ours to set);
-services and regions `catalog` makes say MADE_HERE in theirs. The remove
-steps, run when the stack is deleted, delete only what carries them.
+(templates/keystone-existing.yaml), and everything the steps make there
+carries it: users, projects, roles, services and regions in their
+description, endpoints in an attribute of their own (registered_by). What
+does not carry it is another owner's: a user of the same name is refused
+(its password is not ours to set), and so is an endpoint of the same
+service type in the region (the catalog would send clients to either),
+naming the endpoint and its owner; nothing of theirs is changed. A
+public endpoint there must be https:// unless PUBLIC_HTTP is `true` (the
+operator's explicit consent: tokens and passwords would cross the network
+in clear). The remove steps, run when the stack is deleted, delete only
+what carries the mark; run again after a failure, they finish the job.
 Without REGISTERED_BY (the control plane's own Keystone) they do nothing:
 that Keystone goes with the stack.
 Exit 1 with the reason on the last line (and in the termination log on
-Kubernetes) when Keystone refuses a request.
+Kubernetes) when a step refuses or Keystone refuses a request.
 """
 
 import os
@@ -58,8 +66,6 @@ DOMAIN = 'default'
 INTERFACES = ('public', 'internal', 'admin')
 # Seconds to keep asking a Keystone that does not answer yet.
 CONNECT_TIMEOUT = 120
-# In the description of the services and regions this script made.
-MADE_HERE = 'registered by heat-k8s'
 
 
 def fail(reason):
@@ -146,7 +152,7 @@ def ensure_user(ks):
     project = shared(
         lambda: ks.projects.list(domain=DOMAIN, name=project_name),
         lambda: ks.projects.create(project_name, DOMAIN,
-                                   description='Service users'),
+                                   description=described('Service users')),
         'project %s' % project_name)
     if user is None:
         mark = {'description': owner} if owner else {}
@@ -158,21 +164,47 @@ def ensure_user(ks):
         # The password may have been rotated: set it, whatever it was.
         ks.users.update(user, password=env('SERVICE_PASSWORD'))
         print('user %s: password set' % name)
-    for role_name in filter(None, env('SERVICE_ROLES', 'service').split(',')):
+    for role_name in role_names():
+        mark = {'description': described('')} if owner else {}
         role = shared(lambda: ks.roles.list(name=role_name),
-                      lambda: ks.roles.create(role_name),
+                      lambda: ks.roles.create(role_name, **mark),
                       'role %s' % role_name)
         ks.roles.grant(role, user=user, project=project)
         print('user %s has role %s on project %s' % (
             name, role_name, project_name))
 
 
+def role_names():
+    return [n for n in env('SERVICE_ROLES', 'service').split(',') if n]
+
+
 def registered_by():
     return os.environ.get('REGISTERED_BY') or None
 
 
-def made_here(thing):
-    return (getattr(thing, 'description', None) or '').endswith(MADE_HERE)
+def described(description):
+    """description with this stack's mark, in a Keystone it does not
+    deploy."""
+    owner = registered_by()
+    if not owner:
+        return description
+    return '%s; %s' % (description, owner) if description else owner
+
+
+def marked(thing):
+    """Whether this stack made thing (a user, project, role, service or
+    region)."""
+    owner = registered_by()
+    return bool(owner) and (
+        getattr(thing, 'description', None) or '').endswith(owner)
+
+
+def owner_of(endpoint):
+    """Who registered endpoint, for a refusal."""
+    owner = getattr(endpoint, 'registered_by', None)
+    return ('registered by %s' % owner if owner else
+            'not registered by any heat-k8s stack (the cloud\'s own, or '
+            'an earlier release\'s, whose marks named no stack)')
 
 
 def find_service(ks):
@@ -181,36 +213,74 @@ def find_service(ks):
                '%s services named %s' % (kind, name))
 
 
+def region_name():
+    # A Keystone the control plane does not deploy has no default region.
+    if registered_by():
+        return env('OS_REGION_NAME')
+    return env('OS_REGION_NAME', 'RegionOne')
+
+
 def ensure_region(ks, region):
     # Keystone makes an endpoint's missing region itself, unmarked.
     shared(lambda: [r for r in ks.regions.list() if r.id == region],
-           lambda: ks.regions.create(id=region, description=MADE_HERE),
+           lambda: ks.regions.create(id=region, description=described('')),
            'region %s' % region)
+
+
+def refuse_others(ks, kind, region):
+    """Fail, naming it, on an endpoint of a `kind` service in region that
+    this stack did not register: the catalog would send clients to
+    either, and it is not ours to change."""
+    ids = {s.id for s in ks.services.list(type=kind)}
+    for endpoint in ks.endpoints.list(region=region):
+        if endpoint.service_id in ids and not ours(endpoint):
+            fail('keystone-register: region %s already lists a %s %s '
+                 'endpoint (%s, %s), %s; it is kept: name another region'
+                 % (region, endpoint.interface, kind, endpoint.id,
+                    endpoint.url, owner_of(endpoint)))
+
+
+def ours(endpoint):
+    return getattr(endpoint, 'registered_by', None) == registered_by()
+
+
+def refuse_clear_text(url):
+    if url.startswith('https://'):
+        return
+    if os.environ.get('PUBLIC_HTTP') != 'true':
+        fail('keystone-register: the public endpoint %s is not https://: '
+             'in a Keystone the control plane does not deploy, tokens and '
+             'passwords would cross the network in clear; serve it over '
+             'TLS, or consent in so many words '
+             '(ExistingKeystonePublicHttp: true)' % url)
 
 
 def ensure_catalog(ks):
     name, kind = env('SERVICE_NAME'), env('SERVICE_TYPE')
-    region = env('OS_REGION_NAME', 'RegionOne')
+    region = region_name()
+    urls = {i: env('ENDPOINT_' + i.upper()) for i in INTERFACES}
+    owner = registered_by()
+    # Every refusal before the first change.
+    if owner:
+        refuse_clear_text(urls['public'])
+        refuse_others(ks, kind, region)
     service = find_service(ks)
     if service is None:
-        description = env('SERVICE_DESCRIPTION', '')
-        if registered_by():
-            description = '%s; %s' % (description, MADE_HERE)
-        service = ks.services.create(name, type=kind,
-                                     description=description)
+        service = ks.services.create(
+            name, type=kind,
+            description=described(env('SERVICE_DESCRIPTION', '')))
         print('service %s (%s) created' % (name, kind))
-    if registered_by():
+    if owner:
         ensure_region(ks, region)
-    for interface in INTERFACES:
-        url = env('ENDPOINT_' + interface.upper())
-        endpoint = one(ks.endpoints.list(service=service,
-                                         interface=interface,
-                                         region=region),
-                       '%s endpoints of %s in %s' % (interface, name,
-                                                     region))
+    mark = {'registered_by': owner} if owner else {}
+    for interface, url in urls.items():
+        endpoint = one([e for e in ks.endpoints.list(
+            service=service, interface=interface, region=region)
+            if ours(e) or not owner],
+            '%s endpoints of %s in %s' % (interface, name, region))
         if endpoint is None:
             ks.endpoints.create(service, url, interface=interface,
-                                region=region)
+                                region=region, **mark)
             print('%s endpoint %s created' % (interface, url))
         elif endpoint.url != url:
             ks.endpoints.update(endpoint, url=url)
@@ -233,22 +303,38 @@ def remove_user(ks):
         print('user %s: not made by this control plane, kept' % name)
     else:
         gone(lambda: ks.users.delete(user), 'user %s' % name)
+    # What `user` made for it, once no one else holds a role through it
+    # (other services' tasks share them and may still run).
+    project_name = env('SERVICE_PROJECT', 'service')
+    for project in ks.projects.list(domain=DOMAIN, name=project_name):
+        if marked(project) and not ks.role_assignments.list(
+                project=project):
+            gone(lambda: ks.projects.delete(project),
+                 'project %s' % project_name)
+    for role_name in role_names():
+        for role in ks.roles.list(name=role_name):
+            if marked(role) and not ks.role_assignments.list(role=role):
+                gone(lambda: ks.roles.delete(role), 'role %s' % role_name)
 
 
 def remove_catalog(ks):
     name = env('SERVICE_NAME')
-    region = env('OS_REGION_NAME', 'RegionOne')
     if not registered_by():
         print('service %s goes with its Keystone' % name)
         return
+    region = region_name()
     service = find_service(ks)
     if service is not None:
         for endpoint in ks.endpoints.list(service=service, region=region):
-            gone(lambda: ks.endpoints.delete(endpoint), '%s endpoint %s' % (
-                endpoint.interface, endpoint.url))
-        if made_here(service) and not ks.endpoints.list(service=service):
+            if ours(endpoint):
+                gone(lambda: ks.endpoints.delete(endpoint),
+                     '%s endpoint %s' % (endpoint.interface, endpoint.url))
+            else:
+                print('%s endpoint %s: %s, kept' % (
+                    endpoint.interface, endpoint.url, owner_of(endpoint)))
+        if marked(service) and not ks.endpoints.list(service=service):
             gone(lambda: ks.services.delete(service), 'service %s' % name)
-    made = [r for r in ks.regions.list() if r.id == region and made_here(r)]
+    made = [r for r in ks.regions.list() if r.id == region and marked(r)]
     if made and not ks.endpoints.list(region=region):
         gone(lambda: ks.regions.delete(made[0]), 'region %s' % region)
 

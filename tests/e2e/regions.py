@@ -41,7 +41,9 @@ def region_env(localcloud, tmp_path, name):
         json.dump({'parameter_defaults': {
             'ExistingKeystoneEndpoint': endpoint,
             'ExistingKeystoneInternalEndpoint':
-                localcloud.env['HEAT_K8S_PODS_KEYSTONE']}}, f)
+                localcloud.env['HEAT_K8S_PODS_KEYSTONE'],
+            # The local cloud serves on loopback, in clear: consent.
+            'ExistingKeystonePublicHttp': True}}, f)
     return path
 
 

@@ -120,23 +120,12 @@ class ControlPlaneValidateTest(heat_harness.KubernetesTestCase):
         # A docker host's refuses a replica when its nested stack is made,
         # before it makes anything (`template validate` checks no nested
         # stack's parameter values).
-        with open(os.path.join(TEMPLATES, 'services', 'docker',
-                               'privileged-service.yaml')) as f:
-            docker = template_format.parse(f.read())
+        docker = os.path.join('services', 'docker', 'privileged-service.yaml')
         params = {'name': 'nova-compute', 'image': 'nova-compute:1',
                   'processes': [], 'target': {}}
-        for replicas, refused in ((0, False), (1, True)):
-            tmpl = heat_template.Template(docker, env=environment.Environment(
-                {'parameters': dict(params, replicas=replicas)}))
-            parameters = tmpl.parameters(None, dict(params,
-                                                    replicas=replicas))
-            if refused:
-                error = self.assertRaises(Exception, parameters.validate,
-                                          validate_value=True)
-                self.assertIn('Compute nodes run on Kubernetes only',
-                              str(error))
-            else:
-                parameters.validate(validate_value=True)
+        self.assertIsNone(_refusal(docker, dict(params, replicas=0)))
+        self.assertIn('Compute nodes run on Kubernetes only',
+                      _refusal(docker, dict(params, replicas=1)))
 
     def test_a_service_switched_off(self):
         # Nova needs Glance, Placement and Neutron: off with them.
@@ -217,6 +206,21 @@ class ControlPlaneValidateTest(heat_harness.KubernetesTestCase):
         else:
             self.fail('stack create accepted Glance without Keystone')
         self.assertIn('glance needs keystone', str(error))
+
+    def test_an_existing_keystone_has_no_default_region(self):
+        # A region stack must never fall into the provider's RegionOne.
+        # The control plane's region is '' unless named, and refused when
+        # Keystone's nested stack is made, before it makes anything.
+        self.assertEqual('', self.assertValid(['kubernetes'])[
+            'Parameters']['region']['Default'])
+        params = {'admin_password': 'ref', 'infrastructure': {},
+                  'ExistingKeystoneEndpoint': 'https://keystone.example'}
+        self.assertIn('a Keystone the control plane does not deploy has no '
+                      'default region',
+                      _refusal('keystone-existing.yaml',
+                               dict(params, region='')))
+        self.assertIsNone(_refusal('keystone-existing.yaml',
+                                   dict(params, region='RegionTwo')))
 
     def test_the_services_templates_are_read(self):
         # A provider resource's properties are checked against its
@@ -421,6 +425,20 @@ class UpgradeOrderTest(heat_harness.KubernetesTestCase):
     def test_nova_speaks_the_oldest_computes_rpc_meanwhile(self):
         conf, _ = _render('nova.yaml', 'nova/nova.conf.j2', 'nova_values')
         self.assertEqual('auto', conf['upgrade_levels']['compute'])
+
+
+def _refusal(name, values):
+    """Why Heat refuses a nested template's parameter values when it
+    makes the nested stack (`template validate` checks none), or None."""
+    with open(os.path.join(TEMPLATES, name)) as f:
+        parsed = template_format.parse(f.read())
+    tmpl = heat_template.Template(parsed, env=environment.Environment(
+        {'parameters': values}))
+    try:
+        tmpl.parameters(None, values).validate(validate_value=True)
+    except Exception as refused:
+        return str(refused)
+    return None
 
 
 def _load(name):

@@ -44,6 +44,10 @@ class Manager(object):
 
 
 class FakeKeystone(object):
+    """Hand-made: python-keystoneclient's managers as the script calls
+    them, over lists, with the attributes Keystone's answers carry
+    (service_id, an endpoint's extra attributes)."""
+
     def __init__(self):
         self.log = []
         log = self.log
@@ -55,7 +59,11 @@ class FakeKeystone(object):
 
             def create(self, name, domain, description=''):
                 log.append(('project', name))
-                return self._new(name=name)
+                return self._new(name=name, description=description)
+
+            def delete(self, project):
+                log.append(('delete-project', project.name))
+                self.items.remove(project)
 
         class Users(Manager):
             def list(self, domain, name):
@@ -70,6 +78,8 @@ class FakeKeystone(object):
             def delete(self, user):
                 log.append(('delete-user', user.name))
                 self.items.remove(user)
+                ks.role_assignments.items[:] = [
+                    a for a in ks.role_assignments.items if a.user != user]
 
             def update(self, user, password):
                 log.append(('password', user.name))
@@ -79,12 +89,22 @@ class FakeKeystone(object):
             def list(self, name):
                 return self._find(name=name)
 
-            def create(self, name):
+            def create(self, name, **attrs):
                 log.append(('role', name))
-                return self._new(name=name)
+                return self._new(name=name, **attrs)
 
             def grant(self, role, user, project):
                 log.append(('grant', role.name, user.name, project.name))
+                ks.role_assignments._new(role=role, user=user,
+                                         project=project)
+
+            def delete(self, role):
+                log.append(('delete-role', role.name))
+                self.items.remove(role)
+
+        class Assignments(Manager):
+            def list(self, project=None, role=None):
+                return self._find(project=project, role=role)
 
         class Services(Manager):
             def list(self, type):
@@ -101,17 +121,19 @@ class FakeKeystone(object):
 
         class Endpoints(Manager):
             def list(self, service=None, interface=None, region=None):
-                return self._find(service=service, interface=interface,
-                                  region=region)
+                return self._find(
+                    service_id=getattr(service, 'id', None),
+                    interface=interface, region_id=region)
 
             def delete(self, endpoint):
                 log.append(('delete-endpoint', endpoint.interface))
                 self.items.remove(endpoint)
 
-            def create(self, service, url, interface, region):
+            def create(self, service, url, interface, region, **extra):
                 log.append(('endpoint', interface, url))
-                return self._new(service=service, url=url,
-                                 interface=interface, region=region)
+                return self._new(service_id=service.id, url=url,
+                                 interface=interface, region_id=region,
+                                 **extra)
 
             def update(self, endpoint, url):
                 log.append(('endpoint-url', endpoint.interface, url))
@@ -131,6 +153,7 @@ class FakeKeystone(object):
 
         self.projects, self.users, self.roles = (
             Projects(log), Users(log), Roles(log))
+        self.role_assignments = Assignments(log)
         self.services, self.endpoints = Services(log), Endpoints(log)
         self.regions = Regions(log)
         ks.roles._new(name='admin')   # keystone-manage bootstrap's
@@ -212,8 +235,42 @@ class RegisterTest(unittest.TestCase):
         self.assertEqual(1, raised.exception.code)
 
 
-OWNER = {'REGISTERED_BY': 'heat-k8s stack 1234 (RegionTwo)',
-         'OS_REGION_NAME': 'RegionTwo', 'SERVICE_USER': 'regiontwo-glance'}
+OWNER = {'REGISTERED_BY': 'heat-k8s stack 1234 (region RegionTwo)',
+         'OS_REGION_NAME': 'RegionTwo', 'SERVICE_USER': 'regiontwo-glance',
+         'ENDPOINT_PUBLIC': 'https://glance.regiontwo.example'}
+
+
+def refusal(test, ks, step, **env):
+    """The reason `step` fails with; test fails if it changed anything."""
+    with mock.patch.object(register, 'fail', side_effect=SystemExit) as f:
+        with test.assertRaises(SystemExit):
+            test.run_step(ks, step, **env)
+    test.assertEqual([], ks.log)
+    return f.call_args[0][0]
+
+
+def the_clouds_own(ks, kind='image', name='glance', region='RegionOne',
+                   **extra):
+    """A service of the provider's cloud and its endpoints in region."""
+    service = one(ks.services._find(name=name, type=kind)) or (
+        ks.services._new(name=name, type=kind, description=''))
+    for interface in register.INTERFACES:
+        ks.endpoints._new(service_id=service.id, interface=interface,
+                          region_id=region, url='https://%s.own' % name,
+                          **extra)
+    if not ks.regions._find(id=region):
+        ks.regions._new(id=region, description='')
+    return service
+
+
+def one(found):
+    return found[0] if found else None
+
+
+def listing(ks):
+    """The catalog as it stands: what a provider would see."""
+    return sorted((e.service_id, e.interface, e.region_id, e.url)
+                  for e in ks.endpoints.items)
 
 
 class ExistingKeystoneTest(unittest.TestCase):
@@ -223,11 +280,7 @@ class ExistingKeystoneTest(unittest.TestCase):
 
     def test_registered_then_removed_leaving_the_clouds_own(self):
         ks = FakeKeystone()
-        # The cloud's own Glance and its region, before the control plane.
-        own = ks.services._new(name='glance', type='image', description='')
-        ks.endpoints._new(service=own, url='http://own:9292',
-                          interface='public', region='RegionOne')
-        ks.regions._new(id='RegionOne', description='')
+        own = the_clouds_own(ks)
         self.run_step(ks, 'user', **OWNER)
         self.run_step(ks, 'catalog', **OWNER)
         self.assertIn(('region', 'RegionTwo'), ks.log)
@@ -235,6 +288,10 @@ class ExistingKeystoneTest(unittest.TestCase):
         self.assertEqual(OWNER['REGISTERED_BY'],
                          ks.users._find(name='regiontwo-glance')[0]
                          .description)
+        made = ks.endpoints._find(region_id='RegionTwo')
+        self.assertEqual(3, len(made))
+        self.assertEqual({OWNER['REGISTERED_BY']},
+                         {e.registered_by for e in made})
         del ks.log[:]
         self.run_step(ks, 'remove-catalog', **OWNER)
         self.run_step(ks, 'remove-user', **OWNER)
@@ -242,8 +299,11 @@ class ExistingKeystoneTest(unittest.TestCase):
                           ('delete-endpoint', 'internal'),
                           ('delete-endpoint', 'admin'),
                           ('delete-region', 'RegionTwo'),
-                          ('delete-user', 'regiontwo-glance')], ks.log)
+                          ('delete-user', 'regiontwo-glance'),
+                          ('delete-project', 'service'),
+                          ('delete-role', 'service')], ks.log)
         self.assertEqual([own], ks.services.items)
+        self.assertEqual(3, len(ks.endpoints.items))
         self.assertEqual(['RegionOne'], [r.id for r in ks.regions.items])
         # Run again (a delete retried): nothing left to do.
         del ks.log[:]
@@ -251,14 +311,130 @@ class ExistingKeystoneTest(unittest.TestCase):
         self.run_step(ks, 'remove-user', **OWNER)
         self.assertEqual([], ks.log)
 
+    def test_the_providers_endpoints_in_the_region_are_refused_and_kept(self):
+        # The takeover: a region stack named after the provider's own
+        # region, where its compute service answers.
+        ks = FakeKeystone()
+        the_clouds_own(ks, 'compute', 'nova')
+        before = listing(ks)
+        env = dict(OWNER, OS_REGION_NAME='RegionOne', SERVICE_NAME='nova',
+                   SERVICE_TYPE='compute')
+        reason = refusal(self, ks, 'catalog', **env)
+        self.assertIn('region RegionOne already lists a public compute '
+                      'endpoint (', reason)
+        self.assertIn("not registered by any heat-k8s stack (the cloud's "
+                      "own", reason)
+        self.assertIn('name another region', reason)
+        self.run_step(ks, 'remove-catalog', **env)
+        self.assertEqual([], ks.log)
+        self.assertEqual(before, listing(ks))
+
+    def test_another_stacks_endpoints_are_refused_naming_it(self):
+        ks = FakeKeystone()
+        the_clouds_own(ks, region='RegionTwo',
+                       registered_by='heat-k8s stack 99 (region RegionTwo)')
+        before = listing(ks)
+        reason = refusal(self, ks, 'catalog', **OWNER)
+        self.assertIn('registered by heat-k8s stack 99 (region RegionTwo)',
+                      reason)
+        self.run_step(ks, 'remove-catalog', **OWNER)
+        self.assertEqual(before, listing(ks))
+
+    def test_a_service_of_the_same_type_under_another_name_is_refused(self):
+        # Two image services in one region: clients would take either.
+        ks = FakeKeystone()
+        the_clouds_own(ks, name='glance-legacy', region='RegionTwo')
+        self.assertIn('already lists a public image endpoint',
+                      refusal(self, ks, 'catalog', **OWNER))
+
+    def test_a_clear_text_public_endpoint_needs_consent(self):
+        ks = FakeKeystone()
+        plain = dict(OWNER, ENDPOINT_PUBLIC='http://127.0.0.1:30292')
+        reason = refusal(self, ks, 'catalog', **plain)
+        self.assertIn('http://127.0.0.1:30292 is not https://', reason)
+        self.assertIn('ExistingKeystonePublicHttp: true', reason)
+        self.run_step(ks, 'catalog', PUBLIC_HTTP='true', **plain)
+        self.assertIn(('endpoint', 'public', 'http://127.0.0.1:30292'),
+                      ks.log)
+
+    def test_the_region_has_no_default(self):
+        ks = FakeKeystone()
+        env = dict(ENV, **OWNER)
+        del env['OS_REGION_NAME']
+        with mock.patch.dict(os.environ, env, clear=True), \
+                mock.patch.object(register, 'fail',
+                                  side_effect=SystemExit) as f:
+            with self.assertRaises(SystemExit):
+                register.ensure_catalog(ks)
+        self.assertEqual('keystone-register: OS_REGION_NAME is not set',
+                         f.call_args[0][0])
+        self.assertEqual([], ks.log)
+
     def test_a_service_it_made_goes_with_its_last_endpoint(self):
         ks = FakeKeystone()
         self.run_step(ks, 'catalog', **OWNER)
         self.assertTrue(ks.services.items[0].description.endswith(
-            register.MADE_HERE))
+            OWNER['REGISTERED_BY']))
         self.run_step(ks, 'remove-catalog', **OWNER)
         self.assertEqual([], ks.services.items)
         self.assertEqual([], ks.endpoints.items)
+
+    def test_a_service_it_made_stays_while_another_lists_it(self):
+        ks = FakeKeystone()
+        self.run_step(ks, 'catalog', **OWNER)
+        other = dict(OWNER, OS_REGION_NAME='RegionThree',
+                     REGISTERED_BY='heat-k8s stack 5 (region RegionThree)')
+        self.run_step(ks, 'catalog', **other)
+        del ks.log[:]
+        self.run_step(ks, 'remove-catalog', **OWNER)
+        self.assertNotIn(('delete-service', 'glance'), ks.log)
+        self.assertEqual({'RegionThree'},
+                         {e.region_id for e in ks.endpoints.items})
+
+    def test_a_delete_that_failed_half_way_is_finished_by_the_next(self):
+        from keystoneauth1 import exceptions
+        ks = FakeKeystone()
+        self.run_step(ks, 'catalog', **OWNER)
+        delete = ks.endpoints.delete
+        calls = []
+
+        def refused_once(endpoint):
+            calls.append(endpoint)
+            if len(calls) == 2:
+                raise exceptions.ServiceUnavailable('try again')
+            delete(endpoint)
+
+        ks.endpoints.delete = refused_once
+        with self.assertRaises(exceptions.ServiceUnavailable):
+            self.run_step(ks, 'remove-catalog', **OWNER)
+        self.assertEqual(2, len(ks.endpoints.items))
+        self.run_step(ks, 'remove-catalog', **OWNER)
+        self.assertEqual([], ks.endpoints.items)
+        self.assertEqual([], ks.services.items)
+        self.assertEqual([], ks.regions.items)
+
+    def test_a_project_and_role_it_made_stay_while_another_holds_them(self):
+        ks = FakeKeystone()
+        self.run_step(ks, 'user', **OWNER)
+        nova = dict(OWNER, SERVICE_USER='regiontwo-nova')
+        self.run_step(ks, 'user', **nova)
+        del ks.log[:]
+        self.run_step(ks, 'remove-user', **OWNER)
+        self.assertEqual([('delete-user', 'regiontwo-glance')], ks.log)
+        del ks.log[:]
+        self.run_step(ks, 'remove-user', **nova)
+        self.assertEqual([('delete-user', 'regiontwo-nova'),
+                          ('delete-project', 'service'),
+                          ('delete-role', 'service')], ks.log)
+
+    def test_the_clouds_project_and_roles_are_never_removed(self):
+        ks = FakeKeystone()
+        ks.projects._new(name='service', description='Service users')
+        ks.roles._new(name='service', description='')
+        self.run_step(ks, 'user', **OWNER)
+        del ks.log[:]
+        self.run_step(ks, 'remove-user', **OWNER)
+        self.assertEqual([('delete-user', 'regiontwo-glance')], ks.log)
 
     def test_a_user_it_did_not_make_is_refused_and_kept(self):
         ks = FakeKeystone()
