@@ -517,6 +517,30 @@ class RenderedConfigurationTest(heat_harness.KubernetesTestCase):
         self.assertEqual('memcached.ns.svc:11211', auth['memcached_servers'])
         self.assertEqual('false', conf['DEFAULT']['debug'])
 
+    def test_every_client_of_a_peer_names_its_region(self):
+        # A section that finds a peer (or Keystone) through the catalog:
+        # in a cloud of several regions it must take this one's.
+        for template, conf_file, values, extra in (
+                ('glance.yaml', 'glance/glance-api.conf.j2',
+                 'glance_values', {}),
+                ('placement.yaml', 'placement/placement.conf.j2',
+                 'placement_values', {}),
+                ('neutron.yaml', 'neutron/neutron.conf.j2',
+                 'neutron_values', {'ovn': {'nb_connection': 'tcp:nb:6641',
+                                            'sb_connection': 'tcp:sb:6642'}}),
+                ('nova.yaml', 'nova/nova.conf.j2', 'nova_values', {})):
+            conf, _ = _render(template, conf_file, values, **extra)
+            clients = [name for name in conf.sections() if {
+                'valid_interfaces', 'auth_url', 'endpoint_type'} & set(
+                    conf[name])]
+            self.assertIn('keystone_authtoken', clients)
+            for name in clients:
+                self.assertEqual('RegionOne', conf[name].get('region_name'),
+                                 '%s [%s]' % (conf_file, name))
+        nova, _ = _render('nova.yaml', 'nova/nova.conf.j2', 'nova_values')
+        self.assertIn('glance', [n for n in nova.sections()
+                                 if 'region_name' in nova[n]])
+
     def test_glance_api_conf(self):
         conf, values = _render('glance.yaml', 'glance/glance-api.conf.j2',
                                'glance_values')
