@@ -541,6 +541,23 @@ class RenderedConfigurationTest(heat_harness.KubernetesTestCase):
         self.assertIn('glance', [n for n in nova.sections()
                                  if 'region_name' in nova[n]])
 
+    def test_a_compute_node_holds_no_database_password(self):
+        # nova-compute asks the conductor: its node, which hosts tenants'
+        # guests, gets nova.conf without the databases.
+        compute = _load('nova.yaml')['resources']['nova_compute'][
+            'properties']['config_values']
+        self.assertEqual({'map_merge': [{'get_attr': ['nova_values',
+                                                      'value']},
+                                        {'database': {}}]}, compute)
+        conf, values = _render('nova.yaml', 'nova/nova.conf.j2',
+                               'nova_values', database={})
+        self.assertNotIn('database', conf)
+        self.assertNotIn('api_database', conf)
+        text = '\n'.join('%s=%s' % item for name in conf.sections()
+                          for item in conf[name].items())
+        self.assertNotIn('database_password', text)
+        self.assertIn('Secret-service_password', conf['neutron']['password'])
+
     def test_glance_api_conf(self):
         conf, values = _render('glance.yaml', 'glance/glance-api.conf.j2',
                                'glance_values')

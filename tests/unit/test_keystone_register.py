@@ -160,7 +160,7 @@ class FakeKeystone(object):
 
 
 ENV = {'SERVICE_USER': 'glance', 'SERVICE_PASSWORD': 'pw1',
-       'SERVICE_PROJECT': 'service', 'SERVICE_ROLES': 'service,admin',
+       'SERVICE_PROJECT': 'service', 'SERVICE_ROLES': 'service',
        'SERVICE_NAME': 'glance', 'SERVICE_TYPE': 'image',
        'OS_REGION_NAME': 'RegionOne',
        'ENDPOINT_PUBLIC': 'http://127.0.0.1:30292',
@@ -179,13 +179,12 @@ class RegisterTest(unittest.TestCase):
         self.run_step(ks, 'user')
         self.assertEqual([
             ('project', 'service'), ('user', 'glance'), ('role', 'service'),
-            ('grant', 'service', 'glance', 'service'),
-            ('grant', 'admin', 'glance', 'service')], ks.log)
+            ('grant', 'service', 'glance', 'service')], ks.log)
         del ks.log[:]
         self.run_step(ks, 'user', SERVICE_PASSWORD='pw2')
         self.assertEqual([
-            ('password', 'glance'), ('grant', 'service', 'glance', 'service'),
-            ('grant', 'admin', 'glance', 'service')], ks.log)
+            ('password', 'glance'), ('grant', 'service', 'glance', 'service')],
+            ks.log)
         self.assertEqual('pw2', ks.users.items[0].password)
 
     def test_a_project_and_role_made_meanwhile_by_another_service(self):
@@ -208,8 +207,8 @@ class RegisterTest(unittest.TestCase):
             lambda name: ks.roles._new(name=name))
         self.run_step(ks, 'user')
         self.assertEqual([
-            ('user', 'glance'), ('grant', 'service', 'glance', 'service'),
-            ('grant', 'admin', 'glance', 'service')], ks.log)
+            ('user', 'glance'), ('grant', 'service', 'glance', 'service')],
+            ks.log)
 
     def test_catalog_then_a_new_url(self):
         ks = FakeKeystone()
@@ -455,3 +454,20 @@ class ExistingKeystoneTest(unittest.TestCase):
         self.run_step(ks, 'remove-catalog')
         self.run_step(ks, 'remove-user')
         self.assertEqual([], ks.log)
+
+
+class LeastPrivilegeTest(unittest.TestCase):
+
+    def test_no_service_user_is_granted_more_than_service(self):
+        # An admin of the whole Keystone in every service's configuration
+        # (and on every compute node) would be an admin of every region.
+        granted = {}
+        for name in os.listdir(os.path.join(scripts.REPO, 'templates')):
+            if name.endswith('.yaml'):
+                with open(os.path.join(scripts.REPO, 'templates', name)) as f:
+                    for line in f:
+                        if 'SERVICE_ROLES:' in line:
+                            granted[name] = line.split(':', 1)[1].strip()
+        self.assertEqual({'glance.yaml', 'placement.yaml', 'neutron.yaml',
+                          'nova.yaml'}, set(granted))
+        self.assertEqual({'service'}, set(granted.values()))
