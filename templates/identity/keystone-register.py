@@ -199,12 +199,13 @@ def marked(thing):
         getattr(thing, 'description', None) or '').endswith(owner)
 
 
-def owner_of(endpoint):
-    """Who registered endpoint, for a refusal."""
+def owner_of(endpoint, region):
+    """Who registered endpoint in region, in a few words (Heat shows a
+    termination message's last 200 characters)."""
     owner = getattr(endpoint, 'registered_by', None)
-    return ('registered by %s' % owner if owner else
-            'not registered by any heat-k8s stack (the cloud\'s own, or '
-            'an earlier release\'s, whose marks named no stack)')
+    if not owner:
+        return "not marked as any heat-k8s stack's"
+    return 'registered by %s' % owner.replace(' (region %s)' % region, '')
 
 
 def find_service(ks):
@@ -234,10 +235,10 @@ def refuse_others(ks, kind, region):
     ids = {s.id for s in ks.services.list(type=kind)}
     for endpoint in ks.endpoints.list(region=region):
         if endpoint.service_id in ids and not ours(endpoint):
-            fail('keystone-register: region %s already lists a %s %s '
-                 'endpoint (%s, %s), %s; it is kept: name another region'
+            fail('keystone-register: region %s already lists %s %s '
+                 'endpoint %s (%s): kept; name another region'
                  % (region, endpoint.interface, kind, endpoint.id,
-                    endpoint.url, owner_of(endpoint)))
+                    owner_of(endpoint, region)))
 
 
 def ours(endpoint):
@@ -331,7 +332,8 @@ def remove_catalog(ks):
                      '%s endpoint %s' % (endpoint.interface, endpoint.url))
             else:
                 print('%s endpoint %s: %s, kept' % (
-                    endpoint.interface, endpoint.url, owner_of(endpoint)))
+                    endpoint.interface, endpoint.url,
+                    owner_of(endpoint, region)))
         if marked(service) and not ks.endpoints.list(service=service):
             gone(lambda: ks.services.delete(service), 'service %s' % name)
     made = [r for r in ks.regions.list() if r.id == region and marked(r)]
