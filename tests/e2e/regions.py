@@ -19,6 +19,17 @@ import json
 import os
 
 from tests.e2e import controlplane_clients as clients
+from tests.e2e import stacks
+from tests.e2e.test_docker_host import CONTROLPLANE
+from tests.e2e.test_docker_host import create_args
+
+# The control plane with Glance alone (and its MariaDB and memcached) on
+# the real node, in a Keystone it does not deploy.
+GLANCE_ENVS = [os.path.join(clients.ENVIRONMENTS, n) for n in (
+    'kubernetes.yaml', 'localcloud-images.yaml',
+    'localcloud-controlplane-images.yaml', 'localcloud-kubernetes.yaml',
+    'disable-compute.yaml', 'disable-placement.yaml',
+    'existing-keystone.yaml')]
 
 
 def admin(localcloud, *args):
@@ -45,6 +56,28 @@ def region_env(localcloud, tmp_path, name):
             # The local cloud serves on loopback, in clear: consent.
             'ExistingKeystonePublicHttp': True}}, f)
     return path
+
+
+def create(localcloud, project, tmp_path, name, params, envs, timeout):
+    """The control plane's stack `name` as `project`, in a Keystone it
+    does not deploy (the local cloud's, as its admin): (Heat, the stack
+    as it ended)."""
+    project.openstack('stack', 'create', '--timeout', str(timeout // 60),
+                      *create_args(CONTROLPLANE, dict(params, **{
+                          'admin_password': admin_auth(localcloud)[
+                              'password']}), envs + [
+                          region_env(localcloud, tmp_path, name)]), name)
+    heat = stacks.Heat(localcloud, project.name,
+                       clouds_file=project.env['OS_CLIENT_CONFIG_FILE'])
+    return heat, heat.wait(name, timeout=timeout)
+
+
+def endpoints(localcloud, region):
+    """The local cloud's endpoints in `region`, as its admin lists them:
+    {id: (service type, interface, URL)}."""
+    return {e['ID']: (e['Service Type'], e['Interface'], e['URL'])
+            for e in admin(localcloud, 'endpoint', 'list', '--region',
+                           region)}
 
 
 def in_region(localcloud, region):

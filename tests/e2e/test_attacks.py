@@ -47,7 +47,9 @@ import pytest
 from heat_k8s.rendering import checksum
 from heat_k8s.secrecy import keyring
 from tests.e2e import connect
+from tests.e2e import controlplane_clients as clients
 from tests.e2e import projects
+from tests.e2e import regions
 from tests.e2e import stacks
 from tests.functional import cloud
 
@@ -374,3 +376,34 @@ def test_a_magnum_cluster_gets_no_token(third_project, tmp_path):
     said = result.stdout + result.stderr
     assert result.returncode != 0, said
     assert '[kubernetes] allow_magnum_clusters' in said, said
+
+
+def test_a_region_stack_takes_over_none_of_the_providers_catalog(
+        localcloud, third_project, tmp_path):
+    """(Issue 52) A control plane registered in the provider's own region
+    (the local cloud's RegionOne, where its Keystone is listed): the first
+    registration refuses, naming the provider's endpoint, before it
+    changes anything; the provider's endpoints are the same after the
+    create and after the delete, and the stack leaves nothing."""
+    before = regions.endpoints(localcloud, 'RegionOne')
+    ours = {i for i, (kind, _, _) in before.items() if kind == 'identity'}
+    name, prefix = _names('takeover', 'tk')
+    prefix += '-'
+    try:
+        _, shown = regions.create(localcloud, third_project, str(tmp_path),
+                                  name, {'prefix': prefix,
+                                         'region': 'RegionOne'},
+                                  regions.GLANCE_ENVS, 600)
+        reason = shown.stack_status_reason
+        assert shown.stack_status == 'CREATE_FAILED', reason
+        assert 'region RegionOne already lists ' in reason, reason
+        assert ("(not marked as any heat-k8s stack's): kept; name another "
+                'region') in reason, reason
+        assert any(i in reason for i in ours), (reason, ours)
+        assert regions.endpoints(localcloud, 'RegionOne') == before
+    finally:
+        third_project.openstack('stack', 'delete', '-y', '--wait', name,
+                                check=False)
+    assert regions.endpoints(localcloud, 'RegionOne') == before
+    clients.assert_nothing_left(localcloud, name, prefix,
+                                env=third_project.env)

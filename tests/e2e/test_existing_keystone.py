@@ -31,7 +31,6 @@ words, and keeps its password.
 """
 
 import json
-import os
 import time
 import uuid
 
@@ -45,11 +44,7 @@ from tests.e2e import test_docker_host as dh
 from tests.functional import cloud
 
 IMAGES = ('mariadb', 'memcached', 'glance')
-KUBE_ENVS = [os.path.join(dh.ENVIRONMENTS, n) for n in (
-    'kubernetes.yaml', 'localcloud-images.yaml',
-    'localcloud-controlplane-images.yaml', 'localcloud-kubernetes.yaml',
-    'disable-compute.yaml', 'disable-placement.yaml',
-    'existing-keystone.yaml')]
+KUBE_ENVS = regions.GLANCE_ENVS
 
 
 @pytest.fixture(scope='module')
@@ -65,15 +60,9 @@ def operator_project(localcloud, tmp_path_factory):
 
 
 def create(localcloud, project, tmp_path, name, region, prefix):
-    project.openstack('stack', 'create', '--timeout', str(
-        dh.TIMEOUT // 60), *dh.create_args(dh.CONTROLPLANE, {
-            'admin_password': regions.admin_auth(localcloud)['password'],
-            'prefix': prefix, 'region': region},
-            KUBE_ENVS + [regions.region_env(localcloud, tmp_path, name)]),
-        name)
-    heat = stacks.Heat(localcloud, project.name,
-                       clouds_file=project.env['OS_CLIENT_CONFIG_FILE'])
-    return heat, heat.wait(name, timeout=dh.TIMEOUT)
+    return regions.create(localcloud, project, str(tmp_path), name,
+                          {'prefix': prefix, 'region': region}, KUBE_ENVS,
+                          dh.TIMEOUT)
 
 
 def names(tag):
