@@ -34,6 +34,8 @@ one that runs Keystone on a server of the region runs when asked for
 (CI's budget: README).
 """
 
+import configparser
+import contextlib
 import json
 import os
 import time
@@ -262,6 +264,62 @@ def test_the_region_lists_the_services_and_the_compute_host(localcloud,
                               deployed.suffix)
 
 
+def test_a_compute_node_holds_nothing_to_administer_the_cloud(
+        localcloud, deployed, operator_project):
+    """(Issue 52) What a guest escape on the compute node would find:
+    nova.conf without a database, and Nova's service user, who holds
+    Keystone's `service` role and no other, refused an admin's call."""
+    pod = servers.ComputePod(localcloud, operator_project.namespace,
+                             deployed.host)
+    conf = configparser.ConfigParser(interpolation=None)
+    conf.read_string(pod.run(servers.NOVA_COMPUTE, 'cat',
+                             '/etc/nova/nova.conf').stdout)
+    assert not {'database', 'api_database'} & set(conf.sections())
+    assert 'mysql' not in pod.run(servers.NOVA_COMPUTE, 'cat',
+                                  '/etc/nova/nova.conf').stdout
+    for user in deployed.users:
+        granted = regions.admin(localcloud, 'role', 'assignment', 'list',
+                                '--user', user, '--user-domain', 'Default',
+                                '--names')
+        assert {a['Role'] for a in granted} == {'service'}, (user, granted)
+    nova = dict(clients.admin_env(localcloud, conf['neutron']['auth_url'],
+                                  conf['neutron']['password']),
+                OS_USERNAME=conf['neutron']['username'],
+                OS_PROJECT_NAME='service')
+    refused = cloud.run(['openstack', 'user', 'list'], env=nova,
+                        check=False)
+    assert refused.returncode != 0, refused.stdout
+    assert 'You are not authorized to perform the requested action' in (
+        refused.stderr), refused.stderr
+
+
+@contextlib.contextmanager
+def decoys(localcloud, suffix, count=3):
+    """`count` other regions of the local cloud's Keystone listing the
+    region's services (at an address where nothing answers), before it
+    in the catalog as often as not: a client that names no region takes
+    one of theirs."""
+    made = []
+    try:
+        for number in range(count):
+            region = 'DECOY%d%s' % (number, suffix.upper())
+            regions.admin(localcloud, 'region', 'create', region)
+            made.append(('region', region))
+            # The services the region registered, as another region's.
+            for kind in ('image', 'placement', 'network', 'compute'):
+                service = regions.admin(localcloud, 'service', 'show', kind)
+                for interface in ('public', 'internal'):
+                    made.append(('endpoint', regions.admin(
+                        localcloud, 'endpoint', 'create', '--region', region,
+                        service['id'], interface, 'http://127.0.0.1:9')[
+                            'id']))
+        yield
+    finally:
+        for kind, ident in reversed(made):
+            localcloud.run('openstack', kind, 'delete', ident,
+                           os_cloud='admin', check=False)
+
+
 @pytest.fixture(scope='module')
 def external(deployed):
     """The provider network on the compute node's uplink (the admin's)."""
@@ -303,9 +361,13 @@ def test_a_member_boots_a_server_with_its_own_token(localcloud, deployed,
     assert b'RabbitMQ' in _amqp_answer(pod, rabbitmq)
     booted = None
     try:
-        booted = servers.Booted(member, admin, str(tmp_path),
-                                deployed.suffix, external=external['id'],
-                                user_data=script)
+        # (Issue 52) Other regions list the same services first, as often
+        # as not: every client of the region names it.
+        with decoys(localcloud, deployed.suffix):
+            booted = servers.Booted(member, admin, str(tmp_path),
+                                    deployed.suffix,
+                                    external=external['id'],
+                                    user_data=script)
         with booted.reached(pod) as get:
             booted.answers(get)
             assert get('user_data.rc').strip() == '0', get('user_data.out')
