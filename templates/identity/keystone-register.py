@@ -66,6 +66,9 @@ DOMAIN = 'default'
 INTERFACES = ('public', 'internal', 'admin')
 # Seconds to keep asking a Keystone that does not answer yet.
 CONNECT_TIMEOUT = 120
+# The description of the regions and services earlier releases made,
+# before marks named their stack.
+LEGACY_MARK = 'registered by heat-k8s'
 
 
 def fail(reason):
@@ -192,11 +195,12 @@ def described(description):
 
 
 def marked(thing):
-    """Whether this stack made thing (a user, project, role, service or
-    region)."""
+    """Whether this stack made thing (a project, role, service or region),
+    or an earlier release did (which goes once empty, as this stack's)."""
     owner = registered_by()
     return bool(owner) and (
-        getattr(thing, 'description', None) or '').endswith(owner)
+        getattr(thing, 'description', None) or '').endswith(
+            (owner, LEGACY_MARK))
 
 
 def owner_of(endpoint, region):
@@ -226,6 +230,22 @@ def ensure_region(ks, region):
     shared(lambda: [r for r in ks.regions.list() if r.id == region],
            lambda: ks.regions.create(id=region, description=described('')),
            'region %s' % region)
+
+
+def adopt_earlier(ks, kind, region, urls):
+    """Mark what an earlier release registered here: an unmarked endpoint
+    at this stack's URL for its interface, in a region that release made
+    (its description was LEGACY_MARK; regions were one stack's)."""
+    made = [r for r in ks.regions.list() if r.id == region and (
+        getattr(r, 'description', None) == LEGACY_MARK)]
+    ids = {s.id for s in ks.services.list(type=kind)}
+    for endpoint in ks.endpoints.list(region=region) if made else ():
+        if (endpoint.service_id in ids and not getattr(
+                endpoint, 'registered_by', None) and
+                urls.get(endpoint.interface) == endpoint.url):
+            ks.endpoints.update(endpoint, registered_by=registered_by())
+            print('%s endpoint %s: an earlier release\'s, marked' % (
+                endpoint.interface, endpoint.url))
 
 
 def refuse_others(ks, kind, region):
@@ -264,6 +284,7 @@ def ensure_catalog(ks):
     # Every refusal before the first change.
     if owner:
         refuse_clear_text(urls['public'])
+        adopt_earlier(ks, kind, region, urls)
         refuse_others(ks, kind, region)
     service = find_service(ks)
     if service is None:

@@ -135,9 +135,13 @@ class FakeKeystone(object):
                                  interface=interface, region_id=region,
                                  **extra)
 
-            def update(self, endpoint, url):
-                log.append(('endpoint-url', endpoint.interface, url))
-                endpoint.url = url
+            def update(self, endpoint, url=None, **extra):
+                if url:
+                    log.append(('endpoint-url', endpoint.interface, url))
+                    endpoint.url = url
+                for key, value in extra.items():
+                    log.append(('endpoint-' + key, endpoint.interface))
+                    setattr(endpoint, key, value)
 
         class Regions(Manager):
             def list(self):
@@ -348,6 +352,34 @@ class ExistingKeystoneTest(unittest.TestCase):
         ks = FakeKeystone()
         the_clouds_own(ks, name='glance-legacy', region='RegionTwo')
         self.assertIn('already lists public image endpoint',
+                      refusal(self, ks, 'catalog', **OWNER))
+
+    def test_an_earlier_releases_registration_is_adopted(self):
+        # Before marks named their stack: the region (and service) said
+        # LEGACY_MARK, the endpoints nothing.
+        ks = FakeKeystone()
+        service = ks.services._new(name='glance', type='image',
+                                   description='; ' + register.LEGACY_MARK)
+        ks.regions._new(id='RegionTwo', description=register.LEGACY_MARK)
+        urls = {'public': OWNER['ENDPOINT_PUBLIC'],
+                'internal': ENV['ENDPOINT_INTERNAL'],
+                'admin': ENV['ENDPOINT_ADMIN']}
+        for interface, url in urls.items():
+            ks.endpoints._new(service_id=service.id, interface=interface,
+                              region_id='RegionTwo', url=url)
+        self.run_step(ks, 'catalog', **OWNER)
+        self.assertEqual([('endpoint-registered_by', i) for i in urls],
+                         ks.log)
+        self.run_step(ks, 'remove-catalog', **OWNER)
+        self.assertEqual([], ks.endpoints.items)
+        self.assertEqual([], ks.services.items)
+        self.assertEqual([], ks.regions.items)
+
+    def test_an_unmarked_endpoint_at_another_url_is_not_adopted(self):
+        ks = FakeKeystone()
+        the_clouds_own(ks, region='RegionTwo')
+        ks.regions.items[0].description = register.LEGACY_MARK
+        self.assertIn("(not marked as any heat-k8s stack's)",
                       refusal(self, ks, 'catalog', **OWNER))
 
     def test_a_clear_text_public_endpoint_needs_consent(self):
