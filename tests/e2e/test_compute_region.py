@@ -267,7 +267,9 @@ def test_the_region_lists_the_services_and_the_compute_host(localcloud,
 def test_a_compute_node_holds_nothing_to_administer_the_cloud(
         localcloud, deployed, operator_project):
     """(Issue 52) What a guest escape on the compute node would find:
-    nova.conf without a database, and Nova's service user, who holds
+    nova.conf without a database; the deployment's MariaDB, memcached and
+    OVN northbound database refusing it (RabbitMQ and the southbound
+    database, which it needs, answering); Nova's service user, who holds
     Keystone's `service` role and no other, refused an admin's call."""
     pod = servers.ComputePod(localcloud, operator_project.namespace,
                              deployed.host)
@@ -282,6 +284,14 @@ def test_a_compute_node_holds_nothing_to_administer_the_cloud(
                                 '--user', user, '--user-domain', 'Default',
                                 '--names')
         assert {a['Role'] for a in granted} == {'service'}, (user, granted)
+    # What it serves and no more: RPC and OVN's southbound database.
+    reached = {service: _connects(pod, _pod_address(
+        localcloud, operator_project.namespace, deployed.prefix + service),
+        port) for service, port in (('rabbitmq', 5672), ('ovn-sb', 6642),
+                                    ('mariadb', 3306), ('memcached', 11211),
+                                    ('ovn-nb', 6641))}
+    assert reached == {'rabbitmq': True, 'ovn-sb': True, 'mariadb': False,
+                       'memcached': False, 'ovn-nb': False}, reached
     nova = dict(clients.admin_env(localcloud, conf['neutron']['auth_url'],
                                   conf['neutron']['password']),
                 OS_USERNAME=conf['neutron']['username'],
@@ -633,6 +643,21 @@ def _pod_address(localcloud, namespace, name):
         'app.kubernetes.io/name=' + name], env=localcloud.env).stdout)
     [address] = [p['status']['podIP'] for p in listed['items']]
     return address
+
+
+def _connects(pod, address, port):
+    """Whether a TCP connection from `pod` to address:port opens (within
+    5 s: a NetworkPolicy drops the refused ones)."""
+    code = ('import socket, sys\n'
+            'try:\n'
+            '    socket.create_connection((sys.argv[1], int(sys.argv[2])), '
+            'timeout=5)\n'
+            'except OSError:\n'
+            '    sys.exit(3)\n')
+    result = pod.run(servers.NOVA_COMPUTE, 'python3', '-c', code, address,
+                     str(port), check=False)
+    assert result.returncode in (0, 3), result.stderr
+    return result.returncode == 0
 
 
 def _amqp_answer(pod, address):

@@ -21,6 +21,7 @@ import yaml
 TEMPLATES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), 'templates')
 LABEL = 'heat-k8s.io/deployment'
+PRIVILEGED = 'heat-k8s.io/privileged'
 DEPLOYMENT_ID = {'get_param': ['target', 'deployment']}
 
 
@@ -63,8 +64,30 @@ def test_only_the_deployments_pods_reach_the_ports_unless_public():
     condition, public, private = sources['if']
     assert condition == 'is_public'
     assert public == {}  # no `from`: any source, on the ports only
-    assert private == {'from': [{'podSelector': {'matchLabels': {
-        LABEL: DEPLOYMENT_ID}}}]}
+    assert private == {'from': [{'podSelector': {
+        'matchLabels': {LABEL: DEPLOYMENT_ID},
+        'matchExpressions': {'if': [
+            {'get_param': 'privileged_clients'}, [],
+            [{'key': PRIVILEGED, 'operator': 'DoesNotExist'}]]}}}]}
+
+
+def test_privileged_pods_carry_their_label_and_reach_only_their_services():
+    # A compute node hosts tenants' guests: the deployment's database,
+    # memcached and OVN's northbound database refuse it.
+    statefulset = _load('services', 'kubernetes', 'privileged-service.yaml')[
+        'resources']['statefulset']['properties']['spec']
+    labels = statefulset['template']['metadata']['labels']['map_merge']
+    assert {LABEL: DEPLOYMENT_ID, PRIVILEGED: 'true'} in labels
+    assert PRIVILEGED not in statefulset['selector']['matchLabels']
+    serving = set()
+    for name in ('controlplane.yaml', 'neutron.yaml', 'nova.yaml',
+                 'glance.yaml', 'placement.yaml', 'identity.yaml'):
+        for res_name, res in _load(name)['resources'].items():
+            if res.get('properties', {}).get('privileged_clients'):
+                serving.add(res_name)
+    assert serving == {'rabbitmq', 'ovn_sb'}
+    docker = _load('services', 'docker', 'container-service.yaml')
+    assert 'privileged_clients' in docker['parameters']
 
 
 def test_pods_start_behind_their_policy():
