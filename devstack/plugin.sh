@@ -12,6 +12,16 @@
 _XTRACE_HEAT_K8S=$(set +o | grep xtrace)
 set +o xtrace
 
+# shellcheck source=devstack/lib/checks
+source "$(dirname "${BASH_SOURCE[0]}")/lib/checks"
+
+function heat_k8s_warn {
+    # devstack's warn prints its second argument only: one message.
+    local line=$1
+    shift
+    warn "$line" "$*"
+}
+
 function heat_k8s_bin_dir {
     # Where devstack installs console scripts (its global venv or
     # /usr/local/bin); Heat's lib sets HEAT_BIN_DIR to the same.
@@ -42,9 +52,10 @@ function configure_heat_k8s {
         args+=(--insecure)
     fi
     if [[ -z $HEAT_K8S_API_URL ]]; then
-        warn $LINENO "HEAT_K8S_API_URL is not set: no Kubernetes endpoint" \
-            "is configured or registered; OS::Kubernetes::* resources" \
-            "need one (or a cluster property naming a Magnum cluster)"
+        heat_k8s_warn $LINENO \
+            "HEAT_K8S_API_URL is not set: no Kubernetes endpoint is" \
+            "configured or registered; OS::Kubernetes::* resources need" \
+            "one (or a cluster property naming a Magnum cluster)"
     elif [[ $HEAT_K8S_REGISTER_ENDPOINT == True ]]; then
         args+=(--catalog --register-endpoint "$HEAT_K8S_API_URL"
                --region "$REGION_NAME" --os-cloud "$HEAT_K8S_OS_CLOUD")
@@ -53,11 +64,8 @@ function configure_heat_k8s {
     fi
     if [[ $HEAT_K8S_KEYSTONE_AUTH == True ]]; then
         args+=(--kubeconfig "")
-    elif [[ -n $HEAT_K8S_KUBECONFIG ]]; then
-        args+=(--kubeconfig "$HEAT_K8S_KUBECONFIG")
     else
-        die $LINENO "HEAT_K8S_KEYSTONE_AUTH=False needs HEAT_K8S_KUBECONFIG" \
-            "(development only: its credentials act for every stack)"
+        args+=(--kubeconfig "$HEAT_K8S_KUBECONFIG")
     fi
     "$(heat_k8s_bin_dir)/heat-k8s-configure" "${args[@]}"
 }
@@ -83,7 +91,8 @@ function apply_heat_k8s_project_isolation {
         return
     fi
     if [[ -z $HEAT_K8S_ADMIN_KUBECONFIG ]]; then
-        warn $LINENO "HEAT_K8S_ADMIN_KUBECONFIG is not set: a cluster" \
+        heat_k8s_warn $LINENO \
+            "HEAT_K8S_ADMIN_KUBECONFIG is not set: a cluster" \
             "administrator must apply $manifest, and give each project" \
             "namespace a NetworkPolicy admitting its own pods (see the" \
             "install guide); until then projects reach each other"
@@ -105,14 +114,18 @@ function restart_heat_engine_if_running {
 }
 
 if is_service_enabled heat-k8s; then
-    if [[ "$1" == "stack" && "$2" == "install" ]]; then
+    if [[ "$1" == "stack" && "$2" == "pre-install" ]]; then
+        check_heat_k8s_settings
+    elif [[ "$1" == "stack" && "$2" == "install" ]]; then
         echo_summary "Installing heat-k8s"
         install_heat_k8s
     elif [[ "$1" == "stack" && "$2" == "post-config" ]]; then
         echo_summary "Configuring heat-k8s in $HEAT_CONF"
+        # Whatever can fail on the cluster's side comes first.
+        check_heat_k8s_cluster
+        apply_heat_k8s_project_isolation
         configure_heat_k8s
         restart_heat_engine_if_running
-        apply_heat_k8s_project_isolation
         heat_k8s_keystone_auth_notes
     fi
     # unstack, clean: nothing of ours runs; the package and the catalog

@@ -12,31 +12,60 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""The devstack plugin: shellcheck-clean, and its phases run against stubs
-of devstack's functions (devstack itself cannot run here)."""
+"""The devstack plugin's phases, run against devstack's functions: stubs
+that print as devstack's do, and devstack's own functions-common when a
+snapshot of openstack/devstack is here (tools/devstack/snapshots.py). The
+cluster is a loopback TLS server (curl checks it for real) and a fake
+kubectl. tests/devstack runs the plugin in a real devstack."""
 
+import http.server
 import os
+import re
 import shlex
 import shutil
+import socket
+import ssl
 import subprocess
 import sys
 import tempfile
+import threading
 import unittest
+
+from tools.devstack import snapshots
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 DEVSTACK = os.path.join(REPO, 'devstack')
-SCRIPTS = [os.path.join(DEVSTACK, n) for n in ('plugin.sh', 'settings')]
+SETTINGS = os.path.join(DEVSTACK, 'settings')
+PLUGIN = os.path.join(DEVSTACK, 'plugin.sh')
+# Sourced by plugin.sh: where its checks live.
+SOURCES = (PLUGIN, os.path.join(DEVSTACK, 'lib', 'checks'))
 
-# Just enough of devstack's functions (functions-common, inc/python) to
-# source settings and plugin.sh as stack.sh does; each logs its call.
-STUBS = r'''
-set -e
+# What the tests log: calls that would change the host (or that devstack
+# defines outside functions-common: inc/python, stack.sh).
+COMMON = r'''
+set -o errexit  # as stack.sh
 function _log { echo "$*" >> "$CALLS"; }
+function setup_develop { _log setup_develop "$@"; }
+function get_python_exec_prefix { echo "$FAKE_BIN"; }
+function echo_summary { :; }
+function restart_service { _log restart_service "$@"; }
+function systemctl { return 3; }
+'''
+# Just enough of devstack's functions-common to source settings and
+# plugin.sh as stack.sh does, printing as devstack's do: warn its second
+# argument only, die all of them (then it exits).
+STUBS = r'''
 function define_plugin { _log define_plugin "$@"; }
 function plugin_requires { _log plugin_requires "$@"; }
 function enable_service { _log enable_service "$@"; }
-function is_service_enabled { return 0; }
+function is_service_enabled {
+    local s
+    for s in "$@"; do
+        [[ ,$ENABLED_SERVICES, == *,$s,* ]] && return 0
+    done
+    return 1
+}
 function trueorfalse {
     local v=${!2:-$1}
     case $v in
@@ -44,30 +73,100 @@ function trueorfalse {
         *) echo False ;;
     esac
 }
-function setup_develop { _log setup_develop "$@"; }
-function get_python_exec_prefix { echo "$FAKE_BIN"; }
-function echo_summary { :; }
-function warn { shift; _log warn "$@"; }
-function die { shift; echo "die: $*" >&2; exit 1; }
-function restart_service { _log restart_service "$@"; }
-function systemctl { return 3; }
-'''
+function warn { echo "[WARNING] ${BASH_SOURCE[2]}:$1 $2"; }
+function die {
+    local line=$1
+    shift
+    echo "[Call Trace]"
+    echo "[ERROR] ${BASH_SOURCE[1]}:$line $*" >&2
+    exit 1
+}
+''' + COMMON
+SNAPSHOT_SKIP = snapshots.missing(projects=('devstack',))
 
 
-@unittest.skipUnless(shutil.which('bash'), 'no bash')
+def functions_common():
+    """devstack's functions-common, as its snapshot's HEAD has it."""
+    return subprocess.run(
+        ['git', '--git-dir=' + snapshots.find('devstack'), 'show',
+         'HEAD:functions-common'], check=True, capture_output=True,
+        text=True).stdout
+
+
+def _tls_context(directory):
+    """A self-signed certificate for 127.0.0.1: (server context, CA)."""
+    cert = os.path.join(directory, 'server.crt')
+    key = os.path.join(directory, 'server.key')
+    subprocess.run(['openssl', 'req', '-x509', '-newkey', 'rsa:2048',
+                    '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
+                    '-addext', 'subjectAltName=IP:127.0.0.1',
+                    '-keyout', key, '-out', cert],
+                   check=True, capture_output=True)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    return context, cert
+
+
+class _Version(http.server.BaseHTTPRequestHandler):
+    """An API server's anonymous answer."""
+
+    def do_GET(self):  # noqa: N802
+        self.send_response(403)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def _closed_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+@unittest.skipUnless(shutil.which('bash') and shutil.which('curl'),
+                     'no bash or curl')
 class PhasesTest(unittest.TestCase):
+    """The phases, under PRELUDE's devstack functions."""
+
+    PRELUDE = STUBS
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tls_dir = tempfile.mkdtemp()
+        context, cls.ca_file = _tls_context(cls.tls_dir)
+        cls.server = http.server.ThreadingHTTPServer(('127.0.0.1', 0),
+                                                     _Version)
+        cls.server.socket = context.wrap_socket(cls.server.socket,
+                                                server_side=True)
+        cls.api_url = 'https://127.0.0.1:%d' % cls.server.server_port
+        threading.Thread(target=cls.server.serve_forever,
+                         daemon=True).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.shutdown()
+        cls.server.server_close()
+        shutil.rmtree(cls.tls_dir)
 
     def setUp(self):
         self.dir = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, self.dir)
         self.conf = os.path.join(self.dir, 'heat.conf')
+        self.heat_conf_text = ('[DEFAULT]\n# written by Heat\'s plugin\n'
+                               'debug = True\n')
         with open(self.conf, 'w') as f:
-            f.write('[DEFAULT]\n# written by Heat\'s plugin\n'
-                    'debug = True\n')
+            f.write(self.heat_conf_text)
+        self.paste = os.path.join(self.dir, 'api-paste.ini')
+        self.paste_text = '[composite:api]\ndefault = cors context apiv1app\n'
+        with open(self.paste, 'w') as f:  # hand-made: Heat's shape
+            f.write(self.paste_text)
         self.calls = os.path.join(self.dir, 'calls')
         self.bin = os.path.join(self.dir, 'bin')
         os.mkdir(self.bin)
         self.argv_log = os.path.join(self.dir, 'argv')
+        self.fake_configure(real=False)
+        self.fake_kubectl()
 
     def fake_configure(self, real):
         """heat-k8s-configure in FAKE_BIN: logs its argv, then runs the
@@ -81,14 +180,46 @@ class PhasesTest(unittest.TestCase):
                         % shlex.quote(sys.executable))
         os.chmod(script, 0o700)
 
+    def fake_kubectl(self, status=0, discovery='isolation'):
+        """kubectl in PATH: logs the argv and manifest of `apply`; `get
+        --raw` answers the discovery of the policy's API group as a
+        cluster with the BaselineAdminNetworkPolicy API ('isolation'),
+        the group without it ('group'), none ('none') or no access."""
+        answers = {
+            'isolation': 'echo \'{"kind":"APIResourceList","resources":'
+                         '[{"name":"baselineadminnetworkpolicies"}]}\'',
+            'group': 'echo \'{"kind":"APIResourceList","resources":[]}\'',
+            'none': 'echo "Error from server (NotFound): the server could '
+                    'not find the requested resource" >&2; exit 1',
+            'denied': 'echo "error: You must be logged in to the server '
+                      '(Unauthorized)" >&2; exit 1',
+        }
+        script = os.path.join(self.bin, 'kubectl')
+        with open(script, 'w') as f:
+            f.write('#!/bin/bash\nif [[ $3 == get ]]; then %s; exit; fi\n'
+                    'printf "%%s\\n" "$@" > %s\ncp "${@: -1}" %s\n'
+                    'exit %d\n' % (
+                        answers[discovery],
+                        shlex.quote(self.argv_log + '.kubectl'),
+                        shlex.quote(self.argv_log + '.applied'), status))
+        os.chmod(script, 0o700)
+
     def stack(self, phase, **env):
-        script = STUBS + '\nsource %s\nsource %s stack %s\n' % (
-            shlex.quote(SCRIPTS[1]), shlex.quote(SCRIPTS[0]), phase)
+        script = '%s\nsource %s\nsource %s stack %s\n' % (
+            self.PRELUDE, shlex.quote(SETTINGS), shlex.quote(PLUGIN), phase)
+        env.setdefault('HEAT_K8S_API_URL', self.api_url)
+        env.setdefault('HEAT_K8S_CA_FILE', self.ca_file)
         environ = dict(os.environ, CALLS=self.calls, FAKE_BIN=self.bin,
                        DEST='/opt/stack', HEAT_CONF=self.conf,
-                       REGION_NAME='RegionTwo',
-                       KEYSTONE_SERVICE_URI='http://10.0.0.2/identity',
-                       PYTHONPATH=REPO, **env)
+                       HEAT_API_PASTE_FILE=self.paste,
+                       REGION_NAME='RegionTwo', HEAT_K8S_DIR=REPO,
+                       KEYSTONE_SERVICE_URI='http://10.0.2.2/identity',
+                       ENABLED_SERVICES='key,mysql,rabbit,h-eng,h-api,'
+                                        'h-api-cfn,heat-k8s',
+                       DEVSTACK_PLUGINS=',heat,heat-k8s',
+                       PATH=self.bin + os.pathsep + os.environ['PATH'],
+                       PYTHONPATH=REPO)
+        environ.update(env)
         environ.pop('HEAT_BIN_DIR', None)
         return subprocess.run(['bash', '-c', script], env=environ,
                               capture_output=True, text=True, cwd=REPO)
@@ -97,113 +228,231 @@ class PhasesTest(unittest.TestCase):
         with open(self.argv_log) as f:
             return f.read().splitlines()
 
+    def logged(self):
+        try:
+            with open(self.calls) as f:
+                return f.read().splitlines()
+        except FileNotFoundError:
+            return []
+
+    def warnings(self, out):
+        return [line for line in out.stdout.splitlines()
+                if line.startswith('[WARNING]')]
+
+    def assertStopped(self, out, *names):
+        """devstack stopped with one error line, naming each of `names`;
+        Heat's files are as Heat wrote them and nothing ran."""
+        self.assertNotEqual(0, out.returncode)
+        errors = [line for line in out.stderr.splitlines()
+                  if line.startswith('[ERROR]')]
+        self.assertEqual(1, len(errors), out.stderr)
+        for name in names:
+            self.assertIn(name, errors[0])
+        with open(self.conf) as f, open(self.paste) as g:
+            self.assertEqual((self.heat_conf_text, self.paste_text),
+                             (f.read(), g.read()))
+        self.assertFalse(os.path.exists(self.argv_log), 'configure ran')
+        self.assertFalse(os.path.exists(self.argv_log + '.kubectl'),
+                         'kubectl applied')
+        self.assertNotIn('setup_develop', ' '.join(self.logged()))
+        return errors[0]
+
+    # -- the phases ------------------------------------------------------
+
+    def test_pre_install_accepts_good_settings(self):
+        out = self.stack('pre-install')
+        self.assertEqual(0, out.returncode, out.stderr)
+        self.assertEqual('', out.stdout)
+
     def test_install_develops_the_checkout(self):
         out = self.stack('install')
         self.assertEqual(0, out.returncode, out.stderr)
-        with open(self.calls) as f:
-            calls = f.read().splitlines()
-        self.assertIn('plugin_requires heat-k8s heat', calls)
-        self.assertIn('setup_develop /opt/stack/heat-k8s', calls)
+        self.assertIn('setup_develop %s' % REPO, self.logged())
 
     def test_post_config_registers_the_endpoint(self):
-        self.fake_configure(real=False)
-        out = self.stack('post-config',
-                         HEAT_K8S_API_URL='https://k8s:6443',
-                         HEAT_K8S_CA_FILE='/etc/k8s/ca.crt')
+        out = self.stack('post-config', HEAT_K8S_ADMIN_KUBECONFIG='/k/admin')
         self.assertEqual(0, out.returncode, out.stderr)
         self.assertEqual(
             ['--config-file', self.conf,
-             '--api-paste', '/etc/heat/api-paste.ini',
+             '--api-paste', self.paste,
              '--default-namespace', '%(project_id)s',
-             '--ca-file', '/etc/k8s/ca.crt',
-             '--catalog', '--register-endpoint', 'https://k8s:6443',
+             '--ca-file', self.ca_file,
+             '--catalog', '--register-endpoint', self.api_url,
              '--region', 'RegionTwo', '--os-cloud', 'devstack-admin',
              '--kubeconfig', ''], self.argv())
-        self.assertIn('--keystone-url http://10.0.0.2/identity/v3',
+        self.assertIn('--keystone-url http://10.0.2.2/identity/v3',
                       out.stdout)
+        self.assertEqual([], self.warnings(out))
 
     def test_post_config_writes_heat_conf(self):
         self.fake_configure(real=True)
-        paste = os.path.join(self.dir, 'api-paste.ini')
-        with open(paste, 'w') as f:  # hand-made: Heat's shape, one flavor
-            f.write('[composite:api]\ndefault = cors context apiv1app\n')
-        out = self.stack('post-config',
-                         HEAT_K8S_API_URL='https://k8s:6443',
-                         HEAT_K8S_REGISTER_ENDPOINT='False',
-                         HEAT_K8S_INSECURE='True',
-                         HEAT_API_PASTE_FILE=paste)
+        out = self.stack('post-config', HEAT_K8S_REGISTER_ENDPOINT='False',
+                         HEAT_K8S_INSECURE='True', HEAT_K8S_CA_FILE='',
+                         HEAT_K8S_ADMIN_KUBECONFIG='/k/admin')
         self.assertEqual(0, out.returncode, out.stderr)
-        with open(paste) as f:
+        with open(self.paste) as f:
             self.assertIn('default = cors context heat_k8s apiv1app\n',
                           f.read())
         with open(self.conf) as f:
             text = f.read()
-        self.assertTrue(text.startswith(
-            "[DEFAULT]\n# written by Heat's plugin\ndebug = True\n"
-            'plugin_dirs = /usr/lib64/heat,'))
+        self.assertTrue(text.startswith(self.heat_conf_text +
+                                        'plugin_dirs = /usr/lib64/heat,'))
         self.assertIn('heat_k8s/plugin\n', text)
-        self.assertIn('[kubernetes]\napi_url = https://k8s:6443\n'
-                      'default_namespace = %(project_id)s\n', text)
+        self.assertIn('[kubernetes]\napi_url = %s\n'
+                      'default_namespace = %%(project_id)s\n' % self.api_url,
+                      text)
         self.assertIn('[clients_kubernetes]\ninsecure = true\n', text)
-
-    def test_without_keystone_auth_a_kubeconfig_is_required(self):
-        self.fake_configure(real=False)
-        out = self.stack('post-config', HEAT_K8S_API_URL='https://k8s:6443',
-                         HEAT_K8S_KEYSTONE_AUTH='False')
-        self.assertNotEqual(0, out.returncode)
-        self.assertIn('HEAT_K8S_KUBECONFIG', out.stderr)
 
     def test_missing_heat_conf_names_the_plugin_order(self):
         os.unlink(self.conf)
-        out = self.stack('post-config', HEAT_K8S_API_URL='https://k8s:6443')
+        out = self.stack('post-config', HEAT_K8S_ADMIN_KUBECONFIG='/k/admin')
         self.assertNotEqual(0, out.returncode)
         self.assertIn("'enable_plugin heat' before", out.stderr)
 
-    def fake_kubectl(self, status=0):
-        """kubectl in PATH: logs its argv and the manifest it applies."""
-        script = os.path.join(self.bin, 'kubectl')
-        with open(script, 'w') as f:
-            f.write('#!/bin/bash\nprintf "%%s\\n" "$@" > %s\n'
-                    'cp "${@: -1}" %s\nexit %d\n' % (
-                        shlex.quote(self.argv_log + '.kubectl'),
-                        shlex.quote(self.argv_log + '.applied'), status))
-        os.chmod(script, 0o700)
-
-    def post_config(self, **env):
-        self.fake_configure(real=False)
-        return self.stack(
-            'post-config', HEAT_K8S_API_URL='https://k8s:6443',
-            HEAT_K8S_DIR=REPO,
-            PATH=self.bin + os.pathsep + os.environ['PATH'], **env)
-
     def test_post_config_applies_the_project_isolation(self):
-        self.fake_kubectl()
-        out = self.post_config(HEAT_K8S_ADMIN_KUBECONFIG='/etc/k8s/admin')
+        out = self.stack('post-config', HEAT_K8S_ADMIN_KUBECONFIG='/k/admin')
         self.assertEqual(0, out.returncode, out.stderr)
         manifest = os.path.join(REPO, 'etc', 'project-isolation.yaml')
         with open(self.argv_log + '.kubectl') as f:
-            self.assertEqual(['--kubeconfig', '/etc/k8s/admin', 'apply',
+            self.assertEqual(['--kubeconfig', '/k/admin', 'apply',
                               '-f', manifest], f.read().splitlines())
         with open(self.argv_log + '.applied') as f, open(manifest) as g:
             self.assertEqual(g.read(), f.read())
 
-    def test_a_cluster_refusing_the_isolation_stops_the_stack(self):
+    def test_a_cluster_refusing_the_isolation_stops_before_heat_conf(self):
         self.fake_kubectl(status=1)
-        out = self.post_config(HEAT_K8S_ADMIN_KUBECONFIG='/etc/k8s/admin')
+        out = self.stack('post-config', HEAT_K8S_ADMIN_KUBECONFIG='/k/admin')
         self.assertNotEqual(0, out.returncode)
         self.assertIn('BaselineAdminNetworkPolicy', out.stderr)
-
-    def test_without_an_admin_kubeconfig_it_says_what_to_apply(self):
-        self.fake_kubectl()
-        out = self.post_config()
-        self.assertEqual(0, out.returncode, out.stderr)
-        self.assertFalse(os.path.exists(self.argv_log + '.kubectl'))
-        with open(self.calls) as f:
-            self.assertIn('project-isolation.yaml', f.read())
+        self.assertFalse(os.path.exists(self.argv_log), 'configure ran')
 
     def test_isolation_off_applies_nothing(self):
-        self.fake_kubectl()
-        out = self.post_config(HEAT_K8S_ADMIN_KUBECONFIG='/etc/k8s/admin',
-                               HEAT_K8S_PROJECT_ISOLATION='False')
+        self.fake_kubectl(discovery='none')
+        out = self.stack('post-config', HEAT_K8S_ADMIN_KUBECONFIG='/k/admin',
+                         HEAT_K8S_PROJECT_ISOLATION='False')
         self.assertEqual(0, out.returncode, out.stderr)
         self.assertFalse(os.path.exists(self.argv_log + '.kubectl'))
+
+    # -- warnings arrive whole ---------------------------------------------
+
+    def test_without_an_admin_kubeconfig_it_says_what_to_apply(self):
+        out = self.stack('post-config')
+        self.assertEqual(0, out.returncode, out.stderr)
+        self.assertFalse(os.path.exists(self.argv_log + '.kubectl'))
+        [warning] = self.warnings(out)
+        self.assertRegex(warning, r'plugin.sh:\d+ HEAT_K8S_ADMIN_KUBECONFIG '
+                         r'is not set: a cluster administrator must apply '
+                         r'\S*project-isolation.yaml, .* \(see the install '
+                         r'guide\); until then projects reach each other$')
+
+    def test_without_an_endpoint_it_says_what_is_missing(self):
+        out = self.stack('post-config', HEAT_K8S_API_URL='',
+                         HEAT_K8S_PROJECT_ISOLATION='False')
+        self.assertEqual(0, out.returncode, out.stderr)
+        [warning] = self.warnings(out)
+        self.assertTrue(warning.endswith(
+            ' HEAT_K8S_API_URL is not set: no Kubernetes endpoint is '
+            'configured or registered; OS::Kubernetes::* resources need '
+            'one (or a cluster property naming a Magnum cluster)'), warning)
+
+    # -- bad input: devstack stops, naming the setting -------------------
+
+    def test_without_heat_it_stops_before_installing(self):
+        out = self.stack('pre-install', ENABLED_SERVICES='key,heat-k8s',
+                         DEVSTACK_PLUGINS=',heat-k8s')
+        self.assertIn("'enable_plugin heat https://opendev.org/openstack/"
+                      "heat' before 'enable_plugin heat-k8s'",
+                      self.assertStopped(out, 'h-eng'))
+
+    def test_heat_listed_after_it_stops(self):
+        out = self.stack('pre-install', DEVSTACK_PLUGINS=',heat-k8s,heat')
+        self.assertStopped(out, "list 'enable_plugin heat' before")
+
+    def test_an_http_endpoint_stops(self):
+        out = self.stack('pre-install', HEAT_K8S_API_URL='http://k8s:6443')
+        self.assertIn('is not https://',
+                      self.assertStopped(out, 'HEAT_K8S_API_URL='
+                                         'http://k8s:6443'))
+
+    def test_without_keystone_auth_a_kubeconfig_is_required(self):
+        out = self.stack('pre-install', HEAT_K8S_KEYSTONE_AUTH='False')
+        self.assertStopped(out, 'HEAT_K8S_KEYSTONE_AUTH=False',
+                           'HEAT_K8S_KUBECONFIG')
+
+    def test_an_unreachable_endpoint_stops_heat_conf_untouched(self):
+        url = 'https://127.0.0.1:%d' % _closed_port()
+        out = self.stack('post-config', HEAT_K8S_API_URL=url,
+                         HEAT_K8S_ADMIN_KUBECONFIG='/k/admin')
+        self.assertIn('does not answer',
+                      self.assertStopped(out, 'HEAT_K8S_API_URL=' + url))
+
+    def test_a_certificate_the_ca_does_not_sign_stops(self):
+        _context, other_ca = _tls_context(self.dir)
+        out = self.stack('post-config', HEAT_K8S_CA_FILE=other_ca,
+                         HEAT_K8S_ADMIN_KUBECONFIG='/k/admin')
+        self.assertStopped(out, 'HEAT_K8S_API_URL=' + self.api_url,
+                           'verified by HEAT_K8S_CA_FILE')
+
+    def test_isolation_on_a_cluster_without_its_api_stops(self):
+        for discovery in ('none', 'group'):
+            with self.subTest(discovery=discovery):
+                self.fake_kubectl(discovery=discovery)
+                out = self.stack('post-config',
+                                 HEAT_K8S_ADMIN_KUBECONFIG='/k/admin')
+                self.assertIn('set HEAT_K8S_PROJECT_ISOLATION=False',
+                              self.assertStopped(
+                                  out, 'HEAT_K8S_PROJECT_ISOLATION=True',
+                                  'BaselineAdminNetworkPolicy'))
+
+    def test_an_admin_kubeconfig_without_access_stops(self):
+        self.fake_kubectl(discovery='denied')
+        out = self.stack('post-config', HEAT_K8S_ADMIN_KUBECONFIG='/k/admin')
+        self.assertIn('Unauthorized', self.assertStopped(
+            out, 'HEAT_K8S_ADMIN_KUBECONFIG=/k/admin'))
+
+
+class StubbedPhasesTest(PhasesTest):
+
+    def test_settings_declare_the_heat_dependency(self):
+        out = self.stack('install')
+        self.assertEqual(0, out.returncode, out.stderr)
+        self.assertIn('plugin_requires heat-k8s heat', self.logged())
+
+
+@unittest.skipIf(SNAPSHOT_SKIP, SNAPSHOT_SKIP)
+class DevstackPhasesTest(PhasesTest):
+    """The same phases under devstack's own functions-common."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.PRELUDE = functions_common() + COMMON
+
+
+del PhasesTest  # only its two flavours run
+
+
+class WarnTest(unittest.TestCase):
+
+    def test_every_warning_is_one_message(self):
+        # devstack's warn prints its second argument only: the plugin's
+        # warnings go through heat_k8s_warn, which joins them.
+        calls = []
+        for path in SOURCES:
+            with open(path) as f:
+                calls += [line.strip() for line in f
+                          if re.match(r'\s*warn\b', line)]
+        self.assertEqual(['warn "$line" "$*"'], calls)
+
+    @unittest.skipIf(SNAPSHOT_SKIP, SNAPSHOT_SKIP)
+    def test_the_stubs_print_as_devstack_does(self):
+        script = ('%s\nfunction f { warn 7 "a b" c; die 8 "x y" z; }\nf\n')
+        outs = []
+        for prelude in (STUBS, functions_common() + COMMON):
+            out = subprocess.run(['bash', '-c', script % prelude],
+                                 capture_output=True, text=True)
+            outs.append((out.returncode, out.stdout.splitlines()[0],
+                         out.stderr.splitlines()[-1]))
+        self.assertEqual(outs[0], outs[1])
+        self.assertEqual((1, '[WARNING] :7 a b',
+                          '[ERROR] environment:8 x y z'), outs[0])

@@ -23,7 +23,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 SHEBANGS = (b'#!/bin/sh', b'#!/bin/bash', b'#!/usr/bin/env bash')
 # Sourced, not run: no shebang, bash by devstack's rule.
-SOURCED = ('devstack/settings',)
+SOURCED = ('devstack/settings', 'devstack/lib/checks')
 SKIP_DIRS = {'.git', '.tox', 'doc', '__pycache__'}
 
 
