@@ -67,6 +67,7 @@ class ReferenceTest(unittest.TestCase):
             'neutron-2026.1': 'localhost/heat-k8s/neutron:28.0.2',
             'rabbitmq': 'localhost/heat-k8s/rabbitmq:3.10',
             'ovn': 'localhost/heat-k8s/ovn:23.03',
+            'devstack-host': 'localhost/heat-k8s/devstack-host:bookworm',
         }, recipes.refs(VERSIONS))
 
     def test_tag_follows_versions_env(self):

@@ -405,7 +405,24 @@ _EARLIER_SERVICES = tuple(
 OPTIONAL_IMAGES = (_EARLIER_KEYSTONES + (_GLANCE, _PLACEMENT) +
                    _EARLIER_SERVICES + (_NOVA, _NOVA_COMPUTE, _NEUTRON,
                                         _RABBITMQ, _OVN))
-ALL_IMAGES = IMAGES + OPTIONAL_IMAGES
+# A Debian host booting systemd, for programs that run services as
+# systemd units (devstack: tools/devstack/): `stack`, devstack's user, may
+# sudo. Never a pod's image: the node does not import it.
+_DEVSTACK_HOST = Image(
+    name='devstack-host', version_key='DEBIAN_SUITE',
+    packages=('systemd', 'systemd-sysv', 'dbus', 'sudo', 'passwd', 'git',
+              'python3', 'lsb-release', 'iproute2', 'iputils-ping',
+              'ca-certificates', 'curl', 'openssl', 'procps', 'psmisc',
+              'netbase'),
+    script='useradd --shell /bin/bash --home-dir /opt/stack --create-home '
+           'stack\n'
+           'chmod 755 /opt/stack\n'
+           "echo 'stack ALL=(ALL) NOPASSWD: ALL' > /etc/sudoers.d/stack\n"
+           'chmod 440 /etc/sudoers.d/stack\n',
+    cmd=('/sbin/init',), env=(('PATH', PATH_ENV), ('LANG', 'C.UTF-8')),
+    stop_signal='SIGRTMIN+3')
+HOST_IMAGES = (_DEVSTACK_HOST,)
+ALL_IMAGES = IMAGES + OPTIONAL_IMAGES + HOST_IMAGES
 BY_NAME = {i.name: i for i in ALL_IMAGES}
 # Recipes whose image is another recipe's repository at another tag
 # (<name>-<series>: <name>).
