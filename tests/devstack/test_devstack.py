@@ -222,8 +222,8 @@ def test_each_project_namespace_admits_its_own_pods(devstack):
 
 
 def _assert_whole(devstack, line):
-    """A warning ends as its call in the plugin's source does: the text
-    after the last expansion in the call's last string."""
+    """A warning holds every piece of text its call in the plugin's source
+    gives, in order (the strings' text between expansions)."""
     match = WARNING.search(line)
     path, lineno, message = match.group(1), int(match.group(2)), \
         match.group(3)
@@ -234,9 +234,16 @@ def _assert_whole(devstack, line):
         call.append(text)
         if not text.rstrip().endswith('\\'):
             break
-    strings = re.findall(r'"((?:[^"\\]|\\.)*)"', '\n'.join(call))
-    tail = re.split(r'\$\{[^}]*\}|\$\w+', strings[-1])[-1]
-    assert tail and message.endswith(tail), (line, call)
+    pieces = [piece.strip() for string in re.findall(
+        r'"((?:[^"\\]|\\.)*)"', '\n'.join(call))
+        for piece in re.split(r'\$\{[^}]*\}|\$\w+', string)
+        if piece.strip()]
+    assert pieces, call
+    at = 0
+    for piece in pieces:
+        at = message.find(piece, at)
+        assert at >= 0, (piece, line, call)
+        at += len(piece)
 
 
 def test_the_plugins_warnings_arrive_whole(devstack):
