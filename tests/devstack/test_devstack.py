@@ -19,9 +19,9 @@ isolation, the plugin's warnings whole, then unstack.sh and clean.sh, and a
 bad setting stopping devstack.
 
 Only when asked: HEAT_K8S_TEST_DEVSTACK=1 (tox -e devstack; 12 minutes on two
-cores, two thirds of it stack.sh). HEAT_K8S_DEVSTACK_REUSE=1 keeps the
-container up afterwards and reuses one whose stack.sh succeeded (the tests
-after clean.sh then need a fresh one).
+cores, two thirds of it stack.sh; up to 15 on a busy machine).
+HEAT_K8S_DEVSTACK_REUSE=1 keeps the container up afterwards and reuses one
+whose stack.sh succeeded (the tests after clean.sh then need a fresh one).
 """
 
 import configparser
