@@ -32,8 +32,8 @@ RECORDED = {
                       'b47dccb6374ca1e41866d2ece4850def'}
 # What that release keyed digests from with open_legacy_references off
 # and digest_key unset: sha256(b''), which anyone can compute.
-PUBLIC_ROOT = ('683552b65ab6e3199d836ce1684befa1'
-               '98876ef660b6fc3703e658203247abed')
+PUBLIC_ROOT = ('e3b0c44298fc1c149afbf4c8996fb924'
+               '27ae41e4649b934ca495991b7852b855')
 SAMPLE = 'notgood but just long enough i t'
 
 
