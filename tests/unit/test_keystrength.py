@@ -161,7 +161,7 @@ class RefusedTest(unittest.TestCase):
 
     def test_prose_as_passphrases(self):
         # Measured: every window of separated, spaced or capital prose,
-        # and 298 to 300 of 300 of those run together, read as text.
+        # and 295 to 300 of 300 of those run together, read as text.
         for length in (32, 43):
             for style, most in (('dashes', 300), ('spaces', 300),
                                 ('upper', 300), ('lower', 294),
