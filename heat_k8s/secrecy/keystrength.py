@@ -114,6 +114,11 @@ MAIN_CASE = 0.9      # text keeps to one case, mostly
 _IN_CLASS = {VOWEL: sum(LETTERS[c] for c in VOWELS),
              CONSONANT: sum(f for c, f in LETTERS.items()
                             if c not in VOWELS)}
+_PRINTABLE = frozenset(string.printable.encode('ascii'))
+_HEX = frozenset(string.hexdigits)
+_UNSHIFTED = str.maketrans(''.join(SHIFTED_ROWS), ''.join(KEYBOARD_ROWS))
+_GREGORIAN_TO_UNIX = 12219292800   # seconds from 1582-10-15 to 1970-01-01
+_YEAR = 365.2425 * 86400
 
 
 def _walks():
@@ -159,13 +164,6 @@ def _word_digests():
 
 WALKS = _walks()
 WORD_DIGESTS = _word_digests()
-
-
-_PRINTABLE = frozenset(string.printable.encode('ascii'))
-_HEX = frozenset(string.hexdigits)
-_UNSHIFTED = str.maketrans(''.join(SHIFTED_ROWS), ''.join(KEYBOARD_ROWS))
-_GREGORIAN_TO_UNIX = 12219292800   # seconds from 1582-10-15 to 1970-01-01
-_YEAR = 365.2425 * 86400
 
 
 def weakness(text):
