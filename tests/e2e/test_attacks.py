@@ -34,7 +34,6 @@ tests/e2e/test_hardening.py.
 
 import base64
 import configparser
-import hashlib
 import json
 import os
 import time
@@ -275,10 +274,10 @@ def test_without_its_default_a_project_is_still_closed(
 
 # -- keys: a fingerprint computed offline from public inputs --
 
-# Roots anyone can compute: the empty value, and Heat's sample
-# auth_encryption_key (keyring.SAMPLE_KEYS), hashed as the fallback did.
-PUBLIC_ROOTS = [hashlib.sha256(text.encode('utf-8')).digest()
-                for text in ('', *keyring.SAMPLE_KEYS)]
+# Roots anyone can compute (keyring.PUBLIC_ROOTS, which no digest_key may
+# be): from the empty value and Heat's sample auth_encryption_key, hashed
+# as the fallback did, and the key of references made before key ids.
+PUBLIC_ROOTS = sorted(keyring.PUBLIC_ROOTS)
 GUESS = 'password123'   # the first word of any dictionary
 
 
