@@ -63,7 +63,7 @@ class FakeKube(object):
     def watch(self, obj, seconds):
         return iter(())  # the watch ended with no change
 
-    def watcher_for(self, deciding):
+    def watcher_for(self, watched):
         return self.watch
 
 

@@ -256,7 +256,7 @@ class _Subject:
         return self.resource._get(self.manifest)
 
     def watch(self, obj, seconds):
-        watcher = self.resource._kube().watcher_for(self.kind.decides)
+        watcher = self.resource._kube().watcher_for(self.kind.watches)
         return watcher(obj, seconds)
 
     def judge(self, obj, explain):
