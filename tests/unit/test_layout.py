@@ -119,7 +119,8 @@ MAY_IMPORT = {
     'client': ('kinds', 'config'), 'waiting': ('kinds', 'client.apierrors'),
     'export': ('kinds', 'client'),
     'plugin': ('enginefixes', 'resources', 'client'),
-    'config': ('enginefixes',), 'resources': None, 'cmd': None,
+    'config': ('enginefixes', 'waiting.policy'),
+    'resources': None, 'cmd': None,
 }
 
 

@@ -27,7 +27,6 @@ from oslo_config import cfg
 
 from heat_k8s.client import kube
 from heat_k8s.kinds import labels
-from heat_k8s.kinds import readiness
 from tests.unit.heat_harness import deployment
 from tests.unit.heat_harness import template
 
@@ -328,9 +327,9 @@ class WaitSettingsTest(heat_harness.KubernetesTestCase):
         rsrc = self._resource(FakeKube())
         manifest = rsrc.manifest(rsrc.properties)
         settings = rsrc._awaiter(manifest, rsrc.properties).settings
-        self.assertEqual(({readiness.PENDING: 42, readiness.IMAGE_PULL: 7},
-                          3, 4, 2),
-                         (settings.graces, settings.hold_seconds,
+        self.assertEqual((42, 7, 3, 4, 2),
+                         (settings.pending_grace, settings.image_pull_grace,
+                          settings.ready_hold_seconds,
                           settings.crash_restarts, settings.watch_seconds))
         self.assertEqual(0, rsrc._awaiter(manifest, rsrc.properties,
                                           watched=False).settings

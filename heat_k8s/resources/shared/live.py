@@ -38,6 +38,7 @@ from heat_k8s.kinds import readiness
 from heat_k8s.kinds import redaction
 from heat_k8s.resources.shared import common
 from heat_k8s.waiting import awaiter
+from heat_k8s.waiting import policy
 from heat_k8s.waiting import reporting
 
 LOG = logging.getLogger(__name__)
@@ -198,16 +199,10 @@ class Observed:
         """The awaiter of this object; with `wait`, each judgment of it
         while it progresses is shown as this resource's status reason.
         watched=False polls only (many objects checked in one round)."""
-        options = CONF.kubernetes
-        settings = awaiter.Settings(
-            watch_seconds=options.watch_seconds if watched else 0,
-            poll_interval_max=options.poll_interval_max,
-            graces={readiness.IMAGE_PULL: options.image_pull_grace,
-                    readiness.PENDING: options.pending_grace},
-            hold_seconds=options.ready_hold_seconds,
-            crash_restarts=options.crash_restarts)
-        return awaiter.Awaiter(_Subject(self, manifest, props, wait),
-                               settings, name=self.name)
+        settings = policy.Settings.from_options(CONF.kubernetes, watched)
+        return awaiter.Awaiter(
+            _Subject(self, manifest, props, wait,
+                     settings.progress_interval), settings, name=self.name)
 
     def _show_progress(self, text):
         """Store text as this waiting resource's status reason.
@@ -244,13 +239,13 @@ class _Subject:
     (awaiter.Subject): read, watched and judged through the resource's
     client, its judgments shown as the resource's status reason."""
 
-    def __init__(self, resource, manifest, props, wait):
+    def __init__(self, resource, manifest, props, wait, progress_interval):
         self.resource, self.manifest = resource, manifest
         self.props, self.wait = props, wait
         self.kind = kinds.declared(manifest['kind'])
         self.seen = _RelatedSeen(resource._kube())
         self.report = reporting.Reporter(resource._show_progress,
-                                         CONF.kubernetes.progress_interval)
+                                         progress_interval)
 
     def read(self):
         return self.resource._get(self.manifest)
