@@ -22,6 +22,9 @@ holds what is specific to Kubernetes; the options a wait follows are
 declared from heat_k8s.waiting.policy, where their rules, defaults and
 help are. ``[heat_k8s]`` holds the keys of secret references
 (heat_k8s.secrecy.keyring).
+
+It may import ``heat_k8s.enginefixes`` (whose options it lists) and
+``heat_k8s.waiting.policy``, which imports no Heat.
 """
 
 import copy

@@ -29,7 +29,8 @@ types and by the export: ``labels`` (the ownership marks Heat
 writes), ``projection`` and ``drift`` (a live object against what was
 asked or applied), ``objectset`` (many objects behind one resource).
 
-This layer is pure: it imports no Heat and makes no request.
+This layer is pure: it imports no Heat, makes no request, and may import
+nothing of heat_k8s outside itself.
 """
 
 import dataclasses
