@@ -109,7 +109,7 @@ class Job(base.KubernetesResource):
         if self.properties[RUN_AT] == CREATE:
             return super().handle_delete()
         manifest = self.manifest(self.properties)
-        wait = self._new_wait(self.properties)
+        wait = self.waits.start(self.properties)
         try:
             wait.live = self._apply(kube_mod.create_only(manifest))
         except kube_mod.ApiError as exc:
@@ -125,7 +125,7 @@ class Job(base.KubernetesResource):
             return super().check_delete_complete(wait)
         if wait.gone_uid is None:
             try:
-                self._check_ready(wait)
+                self.waits.ready(wait)
             except resource.PollDelay:
                 raise  # still running: Heat polls again
             except Exception:
@@ -135,7 +135,7 @@ class Job(base.KubernetesResource):
                 raise
             wait.gone_uid = self.resource_id
             self._delete(self.properties)
-        return self._gone(self.manifest(self.properties, owned=False,
+        return self.waits.gone(self.manifest(self.properties, owned=False,
                                         content=False), wait.gone_uid, wait)
 
     def _check_with_server(self, props):

@@ -42,9 +42,9 @@ from heat_k8s.kinds import objectset
 from heat_k8s.resources.shared import base
 from heat_k8s.resources.shared import common
 from heat_k8s.resources.shared import literal
-from heat_k8s.resources.shared import live
 from heat_k8s.resources.shared import manifest as manifested
 from heat_k8s.resources.shared import members
+from heat_k8s.resources.shared import waits
 from heat_k8s.waiting import awaiter
 from heat_k8s.waiting import reporting
 
@@ -251,7 +251,7 @@ class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
     def _begin(self, work, todo):
         """Write every object of todo [(member, mode, uid)], in parallel;
         the tasks left are waited on by _check."""
-        proto = self._new_wait(work.props)
+        proto = self.waits.start(work.props)
         work.tasks = [
             members.Task(member, mode, dataclasses.replace(proto), uid)
             for member, mode, uid in todo]
@@ -264,7 +264,7 @@ class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
         if not work.tasks:
             return True
         if report:
-            reporting.Reporter(self._show_progress,
+            reporting.Reporter(self.waits.show_progress,
                                CONF.kubernetes.progress_interval)(
                 work, objectset.progress_text(
                     work.total - len(work.tasks), work.total,
@@ -317,7 +317,8 @@ class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
         """One check of a task: READY, PollAgain, or Failed raised."""
         member = task.member
         desired = member.manifest(member.properties)
-        waiting = member._awaiter(desired, member.properties, watched=False)
+        waiting = member.waits.awaiter(desired, member.properties,
+                                        watched=False)
         if task.gone_uid:
             answer = waiting.gone(task.wait, task.gone_uid)
             if answer is not awaiter.READY:
@@ -396,7 +397,7 @@ class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
         for index in range(len(chunks), stored):
             self.data_delete(RECORD_KEY % index)
 
-    # --- shared with the single-object types ------------------------------
-
-    _new_wait = base.KubernetesResource._new_wait
-    _show_progress = live.Observed._show_progress
+    @property
+    def waits(self):
+        """Its waits (shared.waits.Waits): start(props), show_progress."""
+        return waits.Waits(self)

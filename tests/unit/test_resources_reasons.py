@@ -82,7 +82,7 @@ class ReasonTest(heat_harness.KubernetesTestCase):
         self.assertIn(PLAIN, reason)   # what is at stake
         manifest = rsrc.manifest(rsrc.properties, owned=False,
                                  content=False)
-        return str(self.assertRaises(exception.Error, rsrc._answer, check,
+        return str(self.assertRaises(exception.Error, rsrc.waits.answer, check,
                                      manifest=manifest))
 
     def assertRedacted(self, reason):

@@ -326,11 +326,11 @@ class WaitSettingsTest(heat_harness.KubernetesTestCase):
             cfg.CONF.set_override(name, value, group='kubernetes')
         rsrc = self._resource(FakeKube())
         manifest = rsrc.manifest(rsrc.properties)
-        settings = rsrc._awaiter(manifest, rsrc.properties).settings
+        settings = rsrc.waits.awaiter(manifest, rsrc.properties).settings
         self.assertEqual((42, 7, 3, 4, 2),
                          (settings.pending_grace, settings.image_pull_grace,
                           settings.ready_hold_seconds,
                           settings.crash_restarts, settings.watch_seconds))
-        self.assertEqual(0, rsrc._awaiter(manifest, rsrc.properties,
+        self.assertEqual(0, rsrc.waits.awaiter(manifest, rsrc.properties,
                                           watched=False).settings
                          .watch_seconds)

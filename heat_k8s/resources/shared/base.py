@@ -39,14 +39,12 @@ from heat_k8s.resources.shared import common
 from heat_k8s.resources.shared import live
 from heat_k8s.resources.shared import manifest
 from heat_k8s.resources.shared import sensitive
-from heat_k8s.waiting import awaiter
+from heat_k8s.resources.shared import waits
 
 LOG = logging.getLogger(__name__)
 CONF = cfg.CONF
 WAIT, TIMEOUT = (
     common.WAIT, common.TIMEOUT)
-
-STOP_MARGIN = 10   # seconds kept before the stack timeout for our message
 
 # Suspend strategies
 SCALE, SUSPEND_FIELD = kinds.SCALE, kinds.SUSPEND_FIELD
@@ -83,12 +81,18 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
     # A check that found drift keeps the object: update re-applies it.
     always_replace_on_check_failed = False
 
+    @property
+    def waits(self):
+        """Its waits (shared.waits.Waits): start(props), ready(wait),
+        gone(manifest, uid, wait), in Heat's terms."""
+        return waits.Waits(self)
+
     # --- create -----------------------------------------------------------
 
     def handle_create(self):
         manifest = self.manifest(self.properties)
         self._record_name(manifest['metadata'])
-        wait = self._new_wait(self.properties)
+        wait = self.waits.start(self.properties)
         try:
             wait.live = self._apply(kube_mod.create_only(manifest))
             return wait
@@ -106,11 +110,11 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
     def check_create_complete(self, wait):
         if wait.gone_uid:
             manifest = self.manifest(self.properties)
-            if not self._gone(manifest, wait.gone_uid, wait):
+            if not self.waits.gone(manifest, wait.gone_uid, wait):
                 return False
             wait.gone_uid = None
             wait.live = self._apply(manifest)
-        return self._check_ready(wait)
+        return self.waits.ready(wait)
 
     def _claim(self, existing):
         """Decide about an object that already has our name.
@@ -203,7 +207,7 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
 
     def handle_update(self, json_snippet, tmpl_diff, prop_diff):
         props = json_snippet.properties(self.properties_schema, self.context)
-        wait = self._new_wait(props)
+        wait = self.waits.start(props)
         manifest = self.manifest(props)
         if not set(prop_diff) - {WAIT, TIMEOUT}:
             live = self._get(manifest)
@@ -223,7 +227,7 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
         return wait
 
     def check_update_complete(self, wait):
-        return self._check_ready(wait)
+        return self.waits.ready(wait)
 
     def prepare_for_replace(self):
         # A fixed name cannot be held by the old and the new object at
@@ -247,7 +251,7 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
     def handle_delete(self):
         if self.resource_id is None and not self._recover_unrecorded():
             return None
-        wait = self._new_wait(self.properties)
+        wait = self.waits.start(self.properties)
         return wait if self._delete(self.properties) else None
 
     def _recover_unrecorded(self):
@@ -282,7 +286,7 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
     def check_delete_complete(self, wait):
         if not wait:
             return True
-        return self._gone(self.manifest(self.properties, owned=False,
+        return self.waits.gone(self.manifest(self.properties, owned=False,
                                         content=False),
                           self.resource_id, wait)
 
@@ -321,14 +325,14 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
                 self.data_set('suspended_replicas', str(replicas))
             spec['replicas'] = 0
             self._apply(manifest)
-            return self._new_wait(self.properties)
+            return self.waits.start(self.properties)
         # A suspended Job or CronJob is never "ready": nothing to wait for.
         spec['suspend'] = True
         self._apply(manifest)
         return None
 
     def check_suspend_complete(self, wait):
-        return wait is None or self._check_ready(wait)
+        return wait is None or self.waits.ready(wait)
 
     def handle_resume(self):
         manifest, spec = self._suspend_target()
@@ -342,10 +346,10 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
             spec['suspend'] = False
         self._apply(manifest)
         self.data_delete('suspended_replicas')
-        return self._new_wait(self.properties)
+        return self.waits.start(self.properties)
 
     def check_resume_complete(self, wait):
-        return wait is None or self._check_ready(wait)
+        return wait is None or self.waits.ready(wait)
 
     def _suspend_target(self):
         """(desired manifest, its spec) to suspend or resume with, or
@@ -421,18 +425,6 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
     def content_checksum(self, data, binary_data):
         return checksum.content(data, binary_data)
 
-    # --- waiting (heat_k8s.waiting decides; Heat's types at this edge) ---
-
-    def _new_wait(self, props):
-        try:
-            seconds = self.stack.time_remaining() - STOP_MARGIN
-        except TypeError:  # stack times not stored yet
-            seconds = self.stack.timeout_secs() - STOP_MARGIN
-        if props[TIMEOUT]:
-            seconds = min(seconds, props[TIMEOUT])
-        # props: during an update self.properties are still the old ones.
-        return awaiter.Wait.start(seconds, timeout=props[TIMEOUT],
-                                  wait=props[WAIT], props=props)
 
 
 class ScaledWorkload(KubernetesResource):

@@ -12,34 +12,25 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""What a resource's object is now: reads of the live object, and waits.
+"""What a resource's object is now: reads of the live object.
 
 A mixin of KubernetesResource: the live object and its events, its
 readiness verdict, what Heat shows of it (resource show, attributes,
-observe reality) with Secret values redacted, and the edge to
-heat_k8s.waiting: it is handed the object as an awaiter.Subject (read,
-watch, judge, pods, events, describe), and its answers become Heat's
-PollDelay and exception.Error, and what a wait waits on becomes the
-resource's status reason.
+observe reality) with Secret values redacted. Waiting for it is
+shared.waits'.
 """
 
 from heat.common import exception
-from heat.engine import resource
-from heat.objects import resource as resource_objects
 from oslo_config import cfg
 from oslo_log import log as logging
 
 from heat_k8s import kinds
 from heat_k8s.client import kube as kube_mod
 from heat_k8s.kinds import drift
-from heat_k8s.kinds import progress
 from heat_k8s.kinds import projection
 from heat_k8s.kinds import readiness
 from heat_k8s.kinds import redaction
 from heat_k8s.resources.shared import common
-from heat_k8s.waiting import awaiter
-from heat_k8s.waiting import policy
-from heat_k8s.waiting import reporting
 
 LOG = logging.getLogger(__name__)
 CONF = cfg.CONF
@@ -150,11 +141,6 @@ class Observed:
                 obj, kube.related(obj, deciding | explaining))
         return result
 
-    def _check_ready(self, wait):
-        manifest = self.manifest(wait.props, owned=False, content=False)
-        return self._answer(self._awaiter(manifest, wait.props, wait).ready,
-                            wait, manifest=manifest)
-
     def redacted(self, text, manifest):
         """text without the values of the Secrets this object's pods read,
         which a container may print before it exits (its termination
@@ -189,115 +175,3 @@ class Observed:
         if obj is None or obj.get('kind') == 'Pod':
             return [obj] if obj else []
         return self._kube().related(obj, kinds.PODS).get('pods') or []
-
-    def _gone(self, manifest, uid, wait):
-        """True once the incarnation uid of the object no longer exists."""
-        return self._answer(self._awaiter(manifest, self.properties).gone,
-                            wait, uid, manifest=manifest)
-
-    def _awaiter(self, manifest, props, wait=None, watched=True):
-        """The awaiter of this object; with `wait`, each judgment of it
-        while it progresses is shown as this resource's status reason.
-        watched=False polls only (many objects checked in one round)."""
-        settings = policy.Settings.from_options(CONF.kubernetes, watched)
-        return awaiter.Awaiter(
-            _Subject(self, manifest, props, wait,
-                     settings.progress_interval), settings, name=self.name)
-
-    def _show_progress(self, text):
-        """Store text as this waiting resource's status reason.
-
-        Heat stores a reason, with an event, only at state changes. This
-        writes that one column, as resource_id_set writes its own: the
-        engine lock, the atomic key and the updated time stay Heat's, and
-        no event is added. The state change ending the wait replaces it.
-        """
-        if self.id is None or self.status != self.IN_PROGRESS:
-            return
-        self.status_reason = text
-        try:
-            resource_objects.Resource.update_by_id(
-                self.context, self.id,
-                {'status_reason': text, 'updated_at': self.updated_time})
-        except Exception as exc:  # progress is never worth failing for
-            LOG.warning('%s: progress not stored: %s', self.name, exc)
-
-    def _answer(self, check, *args, manifest):
-        """A check's answer in Heat's terms: True when the wait is over,
-        PollDelay to poll again, exception.Error when it failed."""
-        try:
-            answer = check(*args)
-        except awaiter.Failed as exc:
-            raise exception.Error(self.redacted(str(exc), manifest)) from None
-        if isinstance(answer, awaiter.PollAgain):
-            raise resource.PollDelay(answer.seconds)
-        return True
-
-
-class _Subject:
-    """The object a resource waits for, as heat_k8s.waiting asks of it
-    (awaiter.Subject): read, watched and judged through the resource's
-    client, its judgments shown as the resource's status reason."""
-
-    def __init__(self, resource, manifest, props, wait, progress_interval):
-        self.resource, self.manifest = resource, manifest
-        self.props, self.wait = props, wait
-        self.kind = kinds.declared(manifest['kind'])
-        self.seen = _RelatedSeen(resource._kube())
-        self.report = reporting.Reporter(resource._show_progress,
-                                         progress_interval)
-
-    def read(self):
-        return self.resource._get(self.manifest)
-
-    def watch(self, obj, seconds):
-        watcher = self.resource._kube().watcher_for(self.kind.watches)
-        return watcher(obj, seconds)
-
-    def judge(self, obj, explain):
-        self.seen.judging()
-        result = self.resource.verdict(self.seen, obj, self.props,
-                                       explain=explain)
-        if self.wait is not None and result.state == readiness.PROGRESSING:
-            self.report(self.wait, progress.text(
-                obj, result, self.seen.related_objects, awaiter.wall()))
-        return result
-
-    def pods(self, obj):
-        """The pods that must stay up (kinds.steadiness): a Pod itself,
-        or those a not-ready verdict just read to explain itself."""
-        if not self.kind.holds:
-            return None
-        return [obj] if self.kind.name == 'Pod' else self.seen.pods(obj)
-
-    def events(self, obj):
-        return self.resource._events(obj)
-
-    def describe(self):
-        return self.resource.describe()
-
-
-class _RelatedSeen:
-    """The client a verdict reads related objects through: it remembers
-    the last ones read, so that the progress text can name the pods
-    without reading them again."""
-
-    def __init__(self, kube):
-        self.kube, self.related_objects = kube, {}
-        self.this_judgment = {}  # read for the object judged last
-
-    def judging(self):
-        """A new judgment: what it reads is its own."""
-        self.this_judgment = {}
-
-    def related(self, obj, names):
-        found = self.kube.related(obj, names)
-        self.related_objects.update(found)
-        self.this_judgment.update(found)
-        return found
-
-    def pods(self, obj):
-        """The pods the last judgment of obj read, else read now."""
-        if 'pods' not in self.this_judgment:
-            self.related(obj, kinds.PODS)
-        return self.this_judgment['pods']
