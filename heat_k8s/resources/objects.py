@@ -295,7 +295,7 @@ class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
             except kube_mod.ApiError as exc:
                 if exc.status != 409:
                     raise
-                existing = member._get(desired)
+                existing = member.object.get(desired)
                 task.gone_uid = existing and member._claim(existing)
                 if not task.gone_uid:
                     self._applied(task, desired)
@@ -339,10 +339,9 @@ class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
         """Delete the task's object (an unrecorded one only if it carries
         this resource's UUID); wait for it to go if there was one."""
         member = task.member
-        meta = member.manifest(member.properties, owned=False,
-                               content=False)
+        meta = member.object.locator()
         if task.uid is None:
-            live_obj = member._get(meta) or {}
+            live_obj = member.object.get(meta) or {}
             if labels.resource_uuid(live_obj) != self.uuid:
                 return
             task.uid = live_obj['metadata']['uid']

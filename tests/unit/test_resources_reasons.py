@@ -120,7 +120,8 @@ class ReasonTest(heat_harness.KubernetesTestCase):
             'containers': fake.obj['spec']['containers']}
         manifest = rsrc.manifest(rsrc.properties, owned=False,
                                  content=False)
-        self.assertEqual('any text', rsrc.redacted('any text', manifest))
+        self.assertEqual('any text', rsrc.object.redacted('any text',
+                                                      manifest))
         self.assertEqual([], fake.reads)
 
 

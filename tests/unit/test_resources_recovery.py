@@ -27,6 +27,7 @@ from oslo_config import cfg
 
 from heat_k8s.client import kube
 from heat_k8s.kinds import labels
+from heat_k8s.resources.shared import handle
 from tests.unit.heat_harness import deployment
 from tests.unit.heat_harness import template
 
@@ -293,7 +294,10 @@ class AbandonTest(heat_harness.KubernetesTestCase):
         rsrc.store()
         rsrc.resource_id_set(UID)
         rsrc.applied = []
-        rsrc._apply = rsrc.applied.append   # records what would be written
+        # Records what would be written.
+        self.patchobject(handle.ObjectHandle, 'apply', autospec=True,
+                         side_effect=lambda _, manifest:
+                         rsrc.applied.append(manifest))
         return rsrc
 
     def test_export_writes_nothing(self):

@@ -36,6 +36,7 @@ from heat_k8s.kinds import labels
 from heat_k8s.kinds import readiness
 from heat_k8s.rendering import checksum
 from heat_k8s.resources.shared import common
+from heat_k8s.resources.shared import handle
 from heat_k8s.resources.shared import live
 from heat_k8s.resources.shared import manifest
 from heat_k8s.resources.shared import sensitive
@@ -82,6 +83,13 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
     always_replace_on_check_failed = False
 
     @property
+    def object(self):
+        """Its object in the cluster (shared.handle.ObjectHandle):
+        locator(), get(), apply(manifest), delete(props), events(obj),
+        redacted(text, manifest)."""
+        return handle.ObjectHandle(self)
+
+    @property
     def waits(self):
         """Its waits (shared.waits.Waits): start(props), ready(wait),
         gone(manifest, uid, wait), in Heat's terms."""
@@ -94,17 +102,17 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
         self._record_name(manifest['metadata'])
         wait = self.waits.start(self.properties)
         try:
-            wait.live = self._apply(kube_mod.create_only(manifest))
+            wait.live = self.object.apply(kube_mod.create_only(manifest))
             return wait
         except kube_mod.ApiError as exc:
             if exc.status != 409:
                 raise
         # The name is taken: what holds it decides (self._claim).
-        existing = self._get(manifest)
+        existing = self.object.get(manifest)
         if existing is not None:
             wait.gone_uid = self._claim(existing)
         if not wait.gone_uid:
-            wait.live = self._apply(manifest)
+            wait.live = self.object.apply(manifest)
         return wait
 
     def check_create_complete(self, wait):
@@ -113,7 +121,7 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
             if not self.waits.gone(manifest, wait.gone_uid, wait):
                 return False
             wait.gone_uid = None
-            wait.live = self._apply(manifest)
+            wait.live = self.object.apply(manifest)
         return self.waits.ready(wait)
 
     def _claim(self, existing):
@@ -177,8 +185,7 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
         try:
             if self.resource_id is None and not self._recover_unrecorded():
                 return True
-            obj = self._get(self.manifest(self.properties, owned=False,
-                                          content=False))
+            obj = self.object.get()
             if obj is None or obj['metadata'].get('uid') != self.resource_id:
                 return True
             if self.action == self.CHECK and self.drift(
@@ -210,13 +217,13 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
         wait = self.waits.start(props)
         manifest = self.manifest(props)
         if not set(prop_diff) - {WAIT, TIMEOUT}:
-            live = self._get(manifest)
+            live = self.object.get(manifest)
             if live is None or not self.drift(live, manifest):
                 return wait
             LOG.info('%s: re-applying %s, changed outside Heat', self.name,
                      self.describe())
         try:
-            wait.live = self._apply(manifest)
+            wait.live = self.object.apply(manifest)
         except kube_mod.ApiError as exc:
             if exc.status == 422 and immutable.is_immutable_error(
                     exc.status_body):
@@ -235,7 +242,7 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
         if self.resource_id is None or not self.fixed_name(self.properties):
             return
         with self.client_plugin().ignore_not_found:
-            self._delete(self.properties)
+            self.object.delete(self.properties)
 
     def restore_prev_rsrc(self, convergence=False):
         # Rolling back a fixed-name replacement: recreate the old object
@@ -243,8 +250,8 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
         if self.resource_id is None or not self.fixed_name(self.properties):
             return
         manifest = self.manifest(self.properties)
-        if self._get(manifest) is None:
-            self._apply(manifest)
+        if self.object.get(manifest) is None:
+            self.object.apply(manifest)
 
     # --- delete -----------------------------------------------------------
 
@@ -252,7 +259,7 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
         if self.resource_id is None and not self._recover_unrecorded():
             return None
         wait = self.waits.start(self.properties)
-        return wait if self._delete(self.properties) else None
+        return wait if self.object.delete(self.properties) else None
 
     def _recover_unrecorded(self):
         """Record the object of a create that died before recording it.
@@ -268,8 +275,7 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
         if self.external_id or not self.data().get('name'):
             return False  # never written, or not ours to delete
         try:
-            obj = self._get(self.manifest(self.properties, owned=False,
-                                          content=False))
+            obj = self.object.get()
         except kube_mod.ApiError as exc:
             # Not even readable (e.g. forbidden): nothing was created.
             LOG.info('%s: no unrecorded object to delete: %s', self.name,
@@ -286,49 +292,38 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
     def check_delete_complete(self, wait):
         if not wait:
             return True
-        return self.waits.gone(self.manifest(self.properties, owned=False,
-                                        content=False),
-                          self.resource_id, wait)
-
-    def _delete(self, props):
-        meta = self.manifest(props, owned=False, content=False)
-        try:
-            return self._kube(props).delete(
-                meta['apiVersion'], meta['kind'], meta['metadata']['name'],
-                meta['metadata'].get('namespace'), uid=self.resource_id)
-        except kube_mod.ApiError as exc:
-            raise exception.Error('Deleting %s failed: %s' % (
-                self.describe(props), exc))
+        return self.waits.gone(self.object.locator(), self.resource_id,
+                               wait)
 
     # --- check, suspend, resume -------------------------------------------
 
     def handle_check(self):
-        manifest = self.manifest(self.properties, owned=False, content=False)
-        obj = self._get(manifest)
+        manifest = self.object.locator()
+        obj = self.object.get(manifest)
         if obj is None:
             raise exception.Error('%s does not exist' % self.describe())
         self.check_drift(obj)
         verdict = self.verdict(self._kube(), obj, self.properties)
         if verdict.state != readiness.READY:
-            raise exception.Error(self.redacted('%s is not ready: %s' % (
-                self.describe(), readiness.explain(
-                    verdict, self._events(obj))), manifest))
+            why = readiness.explain(verdict, self.object.events(obj))
+            raise exception.Error(self.object.redacted(
+                '%s is not ready: %s' % (self.describe(), why), manifest))
 
     def handle_suspend(self):
         manifest, spec = self._suspend_target()
         if manifest is None:
             return None
         if self.suspend_strategy == SCALE:
-            live = self._get(manifest) or {}
+            live = self.object.get(manifest) or {}
             replicas = (live.get('spec') or {}).get('replicas')
             if replicas:
                 self.data_set('suspended_replicas', str(replicas))
             spec['replicas'] = 0
-            self._apply(manifest)
+            self.object.apply(manifest)
             return self.waits.start(self.properties)
         # A suspended Job or CronJob is never "ready": nothing to wait for.
         spec['suspend'] = True
-        self._apply(manifest)
+        self.object.apply(manifest)
         return None
 
     def check_suspend_complete(self, wait):
@@ -344,7 +339,7 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
                 spec['replicas'] = int(previous)
         elif spec.get('suspend') is None:
             spec['suspend'] = False
-        self._apply(manifest)
+        self.object.apply(manifest)
         self.data_delete('suspended_replicas')
         return self.waits.start(self.properties)
 
@@ -373,7 +368,7 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
         if saved.get('name'):
             self._record_name(saved)
         manifest = self.manifest(self.properties)
-        obj = self._get(manifest)
+        obj = self.object.get(manifest)
         if obj is None:
             raise exception.Error('Cannot adopt %s: it does not exist' %
                                   self.describe())
@@ -387,7 +382,7 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
                 not labels.is_owned_by(obj, self.stack.id, self.name)):
             raise exception.Error('Cannot adopt %s: it belongs to stack %s'
                                   % (self.describe(), stack_id))
-        self._apply(manifest)
+        self.object.apply(manifest)
 
     def delete(self):
         # Abandon retains the object: drop its ownership labels, so that
@@ -397,7 +392,7 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
             props = self.frozen_definition().properties(
                 self.properties_schema, self.context)
             try:
-                self._apply(self.manifest(props, owned=False))
+                self.object.apply(self.manifest(props, owned=False))
             except Exception as exc:
                 LOG.warning('%s: could not release %s on abandon: %s',
                             self.name, self.describe(), exc)
@@ -411,16 +406,6 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
         find it by them, whatever the properties resolve to then."""
         self.data_set('name', named['name'])
         self.data_set('namespace', named.get('namespace') or '')
-
-    def _apply(self, manifest):
-        self._check_writable(manifest)
-        obj = self._kube().apply(manifest)
-        self.resource_id_set(obj['metadata']['uid'])
-        if self.checksum_keys:
-            first, second = self.checksum_keys
-            self.data_set('checksum', self.content_checksum(
-                manifest.get(first), manifest.get(second)))
-        return obj
 
     def content_checksum(self, data, binary_data):
         return checksum.content(data, binary_data)

@@ -25,7 +25,6 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from heat_k8s import kinds
-from heat_k8s.client import kube as kube_mod
 from heat_k8s.kinds import drift
 from heat_k8s.kinds import projection
 from heat_k8s.kinds import readiness
@@ -42,8 +41,7 @@ class Observed:
     """Reads of the object a resource manages, and waiting for it."""
 
     def _show_resource(self):
-        obj = self._get(self.manifest(self.properties, owned=False,
-                                      content=False))
+        obj = self.object.get()
         if obj is None:
             return None
         obj = redaction.manifest(obj)
@@ -51,8 +49,7 @@ class Observed:
         return obj
 
     def get_live_resource_data(self):
-        obj = self._get(self.manifest(self.properties, owned=False,
-                                      content=False))
+        obj = self.object.get()
         if obj is None:
             raise exception.EntityNotFound(entity=self.kind_of(
                 self.properties), name=self.object_name(self.properties))
@@ -109,21 +106,8 @@ class Observed:
             return None
         if attr.source == 'data':
             return attr.get(self.data())
-        obj = self._get(self.manifest(self.properties, owned=False,
-                                      content=False))
+        obj = self.object.get()
         return None if obj is None else attr.get(obj)
-
-    def _get(self, manifest):
-        meta = manifest['metadata']
-        return self._kube().get(manifest['apiVersion'], manifest['kind'],
-                                meta['name'], meta.get('namespace'))
-
-    def _events(self, obj):
-        try:
-            return self._kube().events_for(obj)
-        except kube_mod.ApiError as exc:
-            LOG.info('%s: events unavailable: %s', self.name, exc)
-            return []
 
     def verdict(self, kube, obj, props, explain=True):
         """Readiness of a live object (generic resources add wait_for).
@@ -140,38 +124,3 @@ class Observed:
             result = kinds.evaluate(
                 obj, kube.related(obj, deciding | explaining))
         return result
-
-    def redacted(self, text, manifest):
-        """text without the values of the Secrets this object's pods read,
-        which a container may print before it exits (its termination
-        message, a kubelet event): read now, with the caller's token, only
-        for a text that leaves for Heat; never logged."""
-        names = redaction.consumed_secrets(manifest)
-        if not text or not names:
-            return text
-        namespace = manifest['metadata'].get('namespace')
-        values, unread = [], []
-        for name in sorted(names):
-            try:
-                secret = self._kube().get('v1', 'Secret', name, namespace)
-            except kube_mod.ApiError:
-                unread.append(name)
-                continue
-            values.extend(redaction.secret_values(secret))
-        if unread:
-            # Values it cannot know: what the containers said goes instead.
-            try:
-                values.extend(redaction.container_messages(
-                    self._pods_now(manifest)))
-            except kube_mod.ApiError:
-                return ('%s: the reason is withheld: it may quote values of '
-                        'Secrets (%s) that could not be read to redact it'
-                        % (self.describe(), ', '.join(unread)))
-        return redaction.text(text, values, public=(
-            namespace or '', manifest['metadata'].get('name') or ''))
-
-    def _pods_now(self, manifest):
-        obj = self._get(manifest)
-        if obj is None or obj.get('kind') == 'Pod':
-            return [obj] if obj else []
-        return self._kube().related(obj, kinds.PODS).get('pods') or []

@@ -194,16 +194,6 @@ class Manifested(literal.CheckedBeforeCreate):
         _merge_rendered(manifest, self.rendered_body(props, comparable=True))
         return manifest
 
-    def _check_writable(self, manifest):
-        keys = [self.body_properties[p] for p in self.sensitive_properties
-                if p in self.body_properties]
-        if any(sensitive.is_fingerprint(value) for key in keys
-               for value in (manifest.get(key) or {}).values()):
-            raise exception.Error(
-                '%s: Heat does not store the values of %s, so it cannot '
-                'write them from stored state; update the stack instead' % (
-                    self.name, ', '.join(self.sensitive_properties)))
-
     # --- validation -------------------------------------------------------
 
     def _invalid(self, message, prop=None):

@@ -65,8 +65,7 @@ class Waits:
 
     def ready(self, wait):
         """True once the object is ready; PollDelay, or Error."""
-        manifest = self.resource.manifest(wait.props, owned=False,
-                                          content=False)
+        manifest = self.resource.object.locator(wait.props)
         return self.answer(self.awaiter(manifest, wait.props, wait).ready,
                            wait, manifest=manifest)
 
@@ -93,7 +92,7 @@ class Waits:
         try:
             answer = check(*args)
         except awaiter.Failed as exc:
-            raise exception.Error(self.resource.redacted(
+            raise exception.Error(self.resource.object.redacted(
                 str(exc), manifest)) from None
         if isinstance(answer, awaiter.PollAgain):
             raise heat_resource.PollDelay(answer.seconds)
@@ -131,7 +130,7 @@ class _Subject:
         self.seen = _RelatedSeen(resource._kube())
 
     def read(self):
-        return self.resource._get(self.manifest)
+        return self.resource.object.get(self.manifest)
 
     def watch(self, obj, seconds):
         watcher = self.resource._kube().watcher_for(self.kind.watches)
@@ -154,7 +153,7 @@ class _Subject:
         return [obj] if self.kind.name == 'Pod' else self.seen.pods(obj)
 
     def events(self, obj):
-        return self.resource._events(obj)
+        return self.resource.object.events(obj)
 
     def describe(self):
         return self.resource.describe()
