@@ -41,10 +41,7 @@ from heat_k8s.kinds import naming
 from heat_k8s.kinds import objectset
 from heat_k8s.resources.shared import base
 from heat_k8s.resources.shared import common
-from heat_k8s.resources.shared import literal
-from heat_k8s.resources.shared import manifest as manifested
 from heat_k8s.resources.shared import members
-from heat_k8s.resources.shared import waits
 from heat_k8s.waiting import awaiter
 from heat_k8s.waiting import reporting
 
@@ -63,8 +60,7 @@ RECORD_KEY = 'objects.%d'
 CREATE, APPLY, REPLACE, DELETE = 'create', 'apply', 'replace', 'delete'
 
 
-class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
-              resource.Resource):
+class Objects(base.KubernetesBase):
     """Many Kubernetes objects, applied together, each waited on.
 
     For objects that need no order between them: one Heat resource costs
@@ -192,9 +188,6 @@ class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
             for e in self._load_record().values()]}
 
     # --- validation ---------------------------------------------------------
-
-    _invalid = manifested.Manifested._invalid
-    _validate_cluster = manifested.Manifested._validate_cluster
 
     def validate_properties(self, props):
         self._validate_cluster(props)
@@ -395,8 +388,3 @@ class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
         self.data_set(RECORD_CHUNKS, str(len(chunks)))
         for index in range(len(chunks), stored):
             self.data_delete(RECORD_KEY % index)
-
-    @property
-    def waits(self):
-        """Its waits (shared.waits.Waits): start(props), show_progress."""
-        return waits.Waits(self)

@@ -37,6 +37,7 @@ from heat_k8s.kinds import readiness
 from heat_k8s.rendering import checksum
 from heat_k8s.resources.shared import common
 from heat_k8s.resources.shared import handle
+from heat_k8s.resources.shared import literal
 from heat_k8s.resources.shared import live
 from heat_k8s.resources.shared import manifest
 from heat_k8s.resources.shared import sensitive
@@ -44,30 +45,88 @@ from heat_k8s.resources.shared import waits
 
 LOG = logging.getLogger(__name__)
 CONF = cfg.CONF
-WAIT, TIMEOUT = (
-    common.WAIT, common.TIMEOUT)
+CLUSTER, WAIT, TIMEOUT = (
+    common.CLUSTER, common.WAIT, common.TIMEOUT)
 
 # Suspend strategies
 SCALE, SUSPEND_FIELD = kinds.SCALE, kinds.SUSPEND_FIELD
 
 
-class KubernetesClient:
-    """Mixin of every OS::Kubernetes::* type: the client it uses, and
-    no catalog endpoint needed when the operator configures one."""
+class KubernetesBase(resource.Resource):
+    """What every OS::Kubernetes::* type is to Heat, of one object
+    (KubernetesResource) or many (Objects): the client it uses, offline
+    checks however Heat validates, secret values stored as fingerprints,
+    and its waits."""
 
     default_client_name = client.CLIENT_NAME
+    sensitive_properties = ()   # stored as fingerprints, never observed
 
     @classmethod
     def is_service_available(cls, context):
+        # No catalog endpoint needed when the operator configures one.
         if not client.KubernetesClientPlugin.uses_catalog():
             return True, None
         return super().is_service_available(context)
 
+    @property
+    def waits(self):
+        """Its waits (shared.waits.Waits): start(props), ready(wait),
+        gone(manifest, uid, wait), show_progress(text), in Heat's terms."""
+        return waits.Waits(self)
 
-class KubernetesResource(KubernetesClient, manifest.Manifested,
-                         live.Observed, sensitive.Fingerprinted,
-                         resource.Resource):
-    """Base of OS::Kubernetes::* resources."""
+    def _kube(self, props=None):
+        """The client of the cluster the properties name."""
+        props = props if props is not None else self.properties
+        return self.client_plugin().kube(props[CLUSTER])
+
+    # --- validate: offline checks however Heat validates (shared.literal) -
+
+    def validate(self):
+        result = super().validate()
+        sensitive.refuse_unkeyed(self)
+        if self.stack.strict_validate:
+            self.validate_properties(self.properties)
+        return result
+
+    def validate_template(self):
+        result = super().validate_template()
+        if literal.checks_template(self.stack):
+            self.validate_properties(literal.known_properties(self))
+        return result
+
+    def validate_properties(self, props):
+        """Offline checks of these properties; StackValidationFailed
+        (self._invalid) names what is wrong."""
+
+    def _invalid(self, message, prop=None):
+        path = [self.stack.t.RESOURCES, self.name]
+        if prop is not None:
+            path += [self.stack.t.get_section_name('Properties'), prop]
+        return exception.StackValidationFailed(message=message, path=path)
+
+    def _validate_cluster(self, props):
+        """Refuse a cluster the operator does not let templates name."""
+        refusal = client.cluster_refusal(props[CLUSTER])
+        if refusal is not None:
+            raise self._invalid(refusal, CLUSTER)
+
+    # --- stored and shown: secret values as fingerprints (shared.sensitive)
+
+    def preview(self):
+        # `stack create --dry-run` shows resolved properties: a copy whose
+        # secret values are fingerprints stands in for this resource.
+        return sensitive.preview(self)
+
+    def _update_stored_properties(self):
+        # Heat stores resolved properties and shows them in events; secret
+        # values are replaced by fingerprints before they are stored.
+        super()._update_stored_properties()
+        if self._stored_properties_data:
+            sensitive.fingerprint_values(self, self._stored_properties_data)
+
+
+class KubernetesResource(manifest.Manifested, live.Observed, KubernetesBase):
+    """Base of OS::Kubernetes::* resources of one object."""
 
     # --- what a kind module declares ---
     kind = None                 # e.g. 'Deployment'
@@ -88,12 +147,6 @@ class KubernetesResource(KubernetesClient, manifest.Manifested,
         locator(), get(), apply(manifest), delete(props), events(obj),
         redacted(text, manifest)."""
         return handle.ObjectHandle(self)
-
-    @property
-    def waits(self):
-        """Its waits (shared.waits.Waits): start(props), ready(wait),
-        gone(manifest, uid, wait), in Heat's terms."""
-        return waits.Waits(self)
 
     # --- create -----------------------------------------------------------
 

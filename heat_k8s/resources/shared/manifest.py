@@ -29,7 +29,6 @@ from heat.common import short_id
 from oslo_config import cfg
 
 from heat_k8s import kinds
-from heat_k8s.client import clientplugin
 from heat_k8s.kinds import fieldrules
 from heat_k8s.kinds import labels
 from heat_k8s.kinds import naming
@@ -50,7 +49,7 @@ def _merge_rendered(manifest, rendered):
 
 
 
-class Manifested(literal.CheckedBeforeCreate):
+class Manifested:
     """The object a resource manages, as its properties describe it."""
 
     # --- identity ---------------------------------------------------------
@@ -64,10 +63,6 @@ class Manifested(literal.CheckedBeforeCreate):
     def namespaced(self, props, discover=True):
         """Whether the kind is namespaced; None if unknown undiscovered."""
         return kinds.KINDS[self.kind].namespaced
-
-    def _kube(self, props=None):
-        props = props if props is not None else self.properties
-        return self.client_plugin().kube(props[CLUSTER])
 
     def object_name(self, props):
         stored = self.data().get('name')
@@ -189,21 +184,15 @@ class Manifested(literal.CheckedBeforeCreate):
 
     def comparable_manifest(self, props):
         """manifest() with secret values as fingerprints, for diffs."""
-        props = self._fingerprinted(props)
+        props = sensitive.fingerprinted(self, props)
         manifest = self.manifest(props, owned=False, content=False)
         _merge_rendered(manifest, self.rendered_body(props, comparable=True))
         return manifest
 
     # --- validation -------------------------------------------------------
 
-    def _invalid(self, message, prop=None):
-        path = [self.stack.t.RESOURCES, self.name]
-        if prop is not None:
-            path += [self.stack.t.get_section_name('Properties'), prop]
-        return exception.StackValidationFailed(message=message, path=path)
-
     def validate_properties(self, props):
-        """The offline checks (literal.CheckedBeforeCreate runs them)."""
+        """The offline checks (KubernetesBase runs them)."""
         kind = self.kind_of(props)
         if props[NAME]:
             error = naming.validate(props[NAME], naming.rule(kind),
@@ -217,12 +206,6 @@ class Manifested(literal.CheckedBeforeCreate):
         self.validate_body(props)
         self._validate_wait(props)
         self._validate_unique(props)
-
-    def _validate_cluster(self, props):
-        """Refuse a cluster the operator does not let templates name."""
-        refusal = clientplugin.cluster_refusal(props[CLUSTER])
-        if refusal is not None:
-            raise self._invalid(refusal, CLUSTER)
 
     def _validate_wait(self, props):
         """Refuse a wait that cannot end in time: a workload whose
@@ -254,7 +237,8 @@ class Manifested(literal.CheckedBeforeCreate):
             if other.name == self.name or not hasattr(other, 'object_keys'):
                 continue
             try:
-                other_keys = other.object_keys(other.checked_properties())
+                other_keys = other.object_keys(
+                    literal.checked_properties(other))
             except (exception.StackValidationFailed, ValueError,
                     TypeError):
                 continue  # its own validation reports what is wrong
