@@ -31,22 +31,25 @@ from oslo_log import log as logging
 from heat_k8s import kinds
 from heat_k8s.client import clientplugin as client
 from heat_k8s.client import kube as kube_mod
+from heat_k8s.kinds import drift
 from heat_k8s.kinds import immutable
 from heat_k8s.kinds import labels
+from heat_k8s.kinds import projection
 from heat_k8s.kinds import readiness
+from heat_k8s.kinds import redaction
 from heat_k8s.rendering import checksum
 from heat_k8s.resources.shared import common
 from heat_k8s.resources.shared import handle
 from heat_k8s.resources.shared import literal
-from heat_k8s.resources.shared import live
 from heat_k8s.resources.shared import manifest
 from heat_k8s.resources.shared import sensitive
 from heat_k8s.resources.shared import waits
 
 LOG = logging.getLogger(__name__)
 CONF = cfg.CONF
-CLUSTER, WAIT, TIMEOUT = (
-    common.CLUSTER, common.WAIT, common.TIMEOUT)
+CLUSTER, LABELS, ANNOTATIONS, WAIT, TIMEOUT = (
+    common.CLUSTER, common.LABELS, common.ANNOTATIONS, common.WAIT,
+    common.TIMEOUT)
 
 # Suspend strategies
 SCALE, SUSPEND_FIELD = kinds.SCALE, kinds.SUSPEND_FIELD
@@ -125,7 +128,7 @@ class KubernetesBase(resource.Resource):
             sensitive.fingerprint_values(self, self._stored_properties_data)
 
 
-class KubernetesResource(manifest.Manifested, live.Observed, KubernetesBase):
+class KubernetesResource(manifest.Manifested, KubernetesBase):
     """Base of OS::Kubernetes::* resources of one object."""
 
     # --- what a kind module declares ---
@@ -147,6 +150,24 @@ class KubernetesResource(manifest.Manifested, live.Observed, KubernetesBase):
         locator(), get(), apply(manifest), delete(props), events(obj),
         redacted(text, manifest)."""
         return handle.ObjectHandle(self)
+
+    # --- readiness (generic resources add wait_for) -----------------------
+
+    def verdict(self, kube, obj, props, explain=True):
+        """Readiness of a live object (generic resources add wait_for).
+
+        Objects that only explain a verdict (a workload's pods) are fetched
+        for a failure, or when explain is true for a verdict not READY.
+        """
+        kind = obj['kind']
+        deciding = kinds.declared(kind).decides
+        result = kinds.evaluate(obj, kube.related(obj, deciding))
+        explaining = kinds.declared(kind).explains
+        if explaining and (result.state == readiness.FAILED or (
+                explain and result.state != readiness.READY)):
+            result = kinds.evaluate(
+                obj, kube.related(obj, deciding | explaining))
+        return result
 
     # --- create -----------------------------------------------------------
 
@@ -407,7 +428,35 @@ class KubernetesResource(manifest.Manifested, live.Observed, KubernetesBase):
         manifest = self.manifest(self.properties)
         return manifest, manifest.setdefault('spec', {})
 
-    # --- adopt, abandon, observe ------------------------------------------
+    def check_drift(self, obj):
+        """Raise the drift of obj from what Heat applies, if any; fields
+        only others set are logged, never fought over."""
+        if self.external_id:
+            return  # never written by Heat
+        manifest = self.manifest(self.applied_properties())
+        manager = CONF.kubernetes.field_manager
+        for path in drift.foreign(manifest, obj, manager):
+            LOG.info('%s: %s is set outside Heat, left alone', self.name,
+                     path)
+        found = self.drift(obj, manifest)
+        if found:
+            prefix = 'Error: resources.%s: ' % self.name
+            raise exception.Error(drift.message(
+                self.describe(), found, drift.REASON_MAX - len(prefix)))
+
+    def drift(self, obj, manifest):
+        """The fields of obj that left manifest (heat_k8s.kinds.drift)."""
+        return drift.findings(manifest, obj, CONF.kubernetes.field_manager)
+
+    def applied_properties(self):
+        """The properties Heat applies: stored properties hold
+        fingerprints in place of secret values, so those resolve from
+        the template again."""
+        if not self.sensitive_properties:
+            return self.properties
+        return self.t.properties(self.properties_schema, self.context)
+
+    # --- adopt, abandon ----------------------------------------------------
 
     def handle_adopt(self, resource_data=None):
         """Adopt by name: an external_id, or `stack adopt` data.
@@ -450,6 +499,49 @@ class KubernetesResource(manifest.Manifested, live.Observed, KubernetesBase):
                 LOG.warning('%s: could not release %s on abandon: %s',
                             self.name, self.describe(), exc)
         return (yield from super().delete())
+
+    # --- show, attributes, observe reality --------------------------------
+
+    def _show_resource(self):
+        obj = self.object.get()
+        if obj is None:
+            return None
+        obj = redaction.manifest(obj)
+        obj.get('metadata', {}).pop('managedFields', None)
+        return obj
+
+    def get_live_resource_data(self):
+        obj = self.object.get()
+        if obj is None:
+            raise exception.EntityNotFound(entity=self.kind_of(
+                self.properties), name=self.object_name(self.properties))
+        return obj
+
+    def parse_live_resource_data(self, resource_properties, resource_data):
+        meta = resource_data.get('metadata') or {}
+        live = {LABELS: projection.project(resource_properties[LABELS],
+                                           meta.get('labels')),
+                ANNOTATIONS: projection.project(
+                    resource_properties[ANNOTATIONS],
+                    meta.get('annotations'))}
+        for prop, key in self.body_properties.items():
+            if prop not in self.sensitive_properties:
+                live[prop] = projection.project(resource_properties[prop],
+                                                resource_data.get(key))
+        return live
+
+    def get_reference_id(self):
+        return self.data().get('name') or super().get_reference_id()
+
+    def _resolve_attribute(self, name):
+        attr = (self.extra_attributes.get(name) or
+                common.COMMON_ATTRIBUTES.get(name))
+        if attr is None or self.resource_id is None:
+            return None
+        if attr.source == 'data':
+            return attr.get(self.data())
+        obj = self.object.get()
+        return None if obj is None else attr.get(obj)
 
     # --- the API ----------------------------------------------------------
 
