@@ -222,7 +222,7 @@ class Objects(base.KubernetesBase):
                 where, namespace, error), MANIFESTS)
 
     def object_keys(self, props):
-        """The identities of the objects (manifest.Manifested's check of
+        """The identities of the objects (shared.checks' check of
         one object per stack compares them)."""
         views = (members.Member.of(self, props, index, m) for index, m in
                    enumerate(props[MANIFESTS] or ()) if m is not None)

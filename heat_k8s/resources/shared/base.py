@@ -12,18 +12,43 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""The Heat lifecycle shared by every OS::Kubernetes::* resource.
+"""The Heat lifecycle of every OS::Kubernetes::* resource, in one place.
 
-A type's module declares data (kind, body properties, attributes); what
-Kubernetes says about the kind is its declaration in heat_k8s.kinds, and
-the waiting is heat_k8s.waiting's. The handlers below come in Heat's
-lifecycle order; what the object is (manifest.Manifested) and reading it
-(live.Observed) are mixins, the shared schemas are in common. Objects are
+A type's module declares data (kind, body properties, attributes) and
+now and then overrides a hook of KubernetesResource (what its object is,
+its manifest, its readiness verdict, its body's checks, its checksum);
+what Kubernetes says about the kind is its declaration in
+heat_k8s.kinds. KubernetesBase is what every type is to Heat (its client,
+its offline checks however Heat validates, fingerprints in place of
+secret values, its waits); KubernetesResource adds one object: what it
+is, its manifest, its readiness and its checks, then Heat's handlers in
+lifecycle order (create, update, delete, check, suspend, resume, adopt,
+abandon, show).
+
+A resource holds two collaborators, made on each use, with a small
+interface each:
+
+``self.object`` (shared.handle.ObjectHandle)
+  the object in its cluster: locator(props), get(manifest), apply(manifest),
+  check_writable(manifest), delete(props), events(obj), pods(manifest),
+  redacted(text, manifest).
+``self.waits`` (shared.waits.Waits)
+  the edge to heat_k8s.waiting, in Heat's terms: start(props), ready(wait),
+  gone(manifest, uid, wait), awaiter(manifest, props), answer(check),
+  show_progress(text).
+
+and calls functions: shared.checks (the offline checks of one object),
+shared.literal (the values known at `template validate`),
+shared.sensitive (fingerprints), the kinds' pure rules. They read the
+type's declarations and hooks and never call a handler. Objects are
 written with server-side apply of the whole desired manifest, so every
 write states all fields Heat owns.
 """
 
+import copy
+
 from heat.common import exception
+from heat.common import short_id
 from heat.engine import resource
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -34,22 +59,23 @@ from heat_k8s.client import kube as kube_mod
 from heat_k8s.kinds import drift
 from heat_k8s.kinds import immutable
 from heat_k8s.kinds import labels
+from heat_k8s.kinds import naming
 from heat_k8s.kinds import projection
 from heat_k8s.kinds import readiness
 from heat_k8s.kinds import redaction
 from heat_k8s.rendering import checksum
+from heat_k8s.resources.shared import checks
 from heat_k8s.resources.shared import common
 from heat_k8s.resources.shared import handle
 from heat_k8s.resources.shared import literal
-from heat_k8s.resources.shared import manifest
 from heat_k8s.resources.shared import sensitive
 from heat_k8s.resources.shared import waits
 
 LOG = logging.getLogger(__name__)
 CONF = cfg.CONF
-CLUSTER, LABELS, ANNOTATIONS, WAIT, TIMEOUT = (
-    common.CLUSTER, common.LABELS, common.ANNOTATIONS, common.WAIT,
-    common.TIMEOUT)
+NAME, NAMESPACE, LABELS, ANNOTATIONS, CLUSTER, WAIT, TIMEOUT = (
+    common.NAME, common.NAMESPACE, common.LABELS, common.ANNOTATIONS,
+    common.CLUSTER, common.WAIT, common.TIMEOUT)
 
 # Suspend strategies
 SCALE, SUSPEND_FIELD = kinds.SCALE, kinds.SUSPEND_FIELD
@@ -128,7 +154,7 @@ class KubernetesBase(resource.Resource):
             sensitive.fingerprint_values(self, self._stored_properties_data)
 
 
-class KubernetesResource(manifest.Manifested, KubernetesBase):
+class KubernetesResource(KubernetesBase):
     """Base of OS::Kubernetes::* resources of one object."""
 
     # --- what a kind module declares ---
@@ -151,7 +177,149 @@ class KubernetesResource(manifest.Manifested, KubernetesBase):
         redacted(text, manifest)."""
         return handle.ObjectHandle(self)
 
-    # --- readiness (generic resources add wait_for) -----------------------
+    # --- what the object is (a kind module may override these) ----------
+
+    def api_version(self, props):
+        return kinds.KINDS[self.kind].api_version
+
+    def kind_of(self, props):
+        return self.kind
+
+    def namespaced(self, props, discover=True):
+        """Whether the kind is namespaced; None if unknown undiscovered."""
+        return kinds.KINDS[self.kind].namespaced
+
+    def object_name(self, props):
+        stored = self.data().get('name')
+        if stored:
+            return stored
+        if self.external_id:
+            return self.external_id
+        return self.given_name(props) or naming.generated_name(
+            self.stack.name, self.name, short_id.get_id(self.uuid))
+
+    def given_name(self, props):
+        """The name the template gives the object, or None."""
+        return props[NAME] or None
+
+    def given_namespace(self, props):
+        """The namespace the template gives the object, or None."""
+        return props.get(NAMESPACE) or None
+
+    def fixed_name(self, props):
+        """True when the template names the object (no generated name)."""
+        return bool(self.given_name(props))
+
+    def object_key(self, props):
+        """What tells this object from every other: (API group, kind,
+        namespace, name, cluster), or None with a generated name. Needs no
+        stored state: validation compares the stack's resources by it."""
+        name = self.given_name(props)
+        if not name:
+            return None
+        namespace = None
+        if self.namespaced(props, discover=False) is not False:
+            try:
+                namespace = (self.given_namespace(props)
+                             or self.default_namespace())
+            except exception.Error:
+                return None  # reported by the namespace check
+        group = (self.api_version(props) or '').rpartition('/')[0]
+        return (group, self.kind_of(props), namespace, name,
+                props[CLUSTER] or None)
+
+    def object_keys(self, props):
+        """The keys of every object of this resource: [object_key()]."""
+        return [self.object_key(props)]
+
+    def object_namespace(self, props):
+        if 'namespace' in self.data():
+            return self.data()['namespace'] or None
+        if not self.namespaced(props):
+            return None
+        return self.given_namespace(props) or self.default_namespace()
+
+    def default_namespace(self):
+        ctx = self.context
+        keys = {'project_id': self.stack.tenant_id or ctx.project_id,
+                'project_name': ctx.project_name,
+                'project_domain_id': ctx.project_domain_id,
+                'user_id': ctx.user_id, 'user_name': ctx.username,
+                'stack_id': self.stack.id, 'stack_name': self.stack.name}
+        try:
+            return CONF.kubernetes.default_namespace % keys
+        except (KeyError, ValueError, TypeError) as exc:
+            raise exception.Error(
+                'Invalid [kubernetes] default_namespace %r: %s' % (
+                    CONF.kubernetes.default_namespace, exc))
+
+    def describe(self, props=None):
+        props = props if props is not None else self.properties
+        namespace = self.object_namespace(props)
+        name = self.object_name(props)
+        return '%s %s' % (self.kind_of(props),
+                          '%s/%s' % (namespace, name) if namespace else name)
+
+    # --- its desired manifest ---------------------------------------------
+
+    def body(self, props):
+        """Top-level manifest fields other than metadata."""
+        return {key: copy.deepcopy(props[prop])
+                for prop, key in self.body_properties.items()
+                if props[prop] is not None}
+
+    def rendered_body(self, props, comparable=False):
+        """Body fields a kind computes from its properties, or {}.
+
+        {manifest key: {key: value}}, merged into the map body() gives
+        under that key: e.g. files rendered from templates into a
+        ConfigMap's data. comparable=True asks for a stand-in for diffs
+        only, which must not fail: a fingerprint per key that changes
+        when the content would (fingerprints are never written).
+        """
+        return {}
+
+    def manifest(self, props, owned=True, content=True):
+        """The desired manifest for these properties.
+
+        content=False leaves rendered_body() out: enough to find, read or
+        delete the object, and nothing is rendered.
+        """
+        metadata = {'name': self.object_name(props)}
+        namespace = self.object_namespace(props)
+        if namespace:
+            metadata['namespace'] = namespace
+        own_labels, own_annotations = {}, {}
+        if owned:
+            own_labels, own_annotations = labels.ownership(self.stack.id,
+                                                           self.name)
+            own_annotations[labels.RESOURCE_UUID] = self.uuid
+        metadata['labels'] = labels.merge(props[LABELS], own_labels)
+        metadata['annotations'] = labels.merge(props[ANNOTATIONS],
+                                               own_annotations)
+        for key in ('labels', 'annotations'):
+            if not metadata[key]:
+                del metadata[key]
+        manifest = {'apiVersion': self.api_version(props),
+                    'kind': self.kind_of(props), 'metadata': metadata}
+        manifest.update(self.body(props))
+        if content:
+            _merge_rendered(manifest, self.rendered_body(props))
+        return manifest
+
+    def comparable_manifest(self, props):
+        """manifest() with secret values as fingerprints, for diffs."""
+        props = sensitive.fingerprinted(self, props)
+        manifest = self.manifest(props, owned=False, content=False)
+        _merge_rendered(manifest, self.rendered_body(props, comparable=True))
+        return manifest
+
+    def content_checksum(self, data, binary_data):
+        """The 'checksum' of the content (checksum_keys), for pod
+        template annotations."""
+        return checksum.content(data, binary_data)
+
+    # --- its readiness ----------------------------------------------------
 
     def verdict(self, kube, obj, props, explain=True):
         """Readiness of a live object (generic resources add wait_for).
@@ -168,6 +336,17 @@ class KubernetesResource(manifest.Manifested, KubernetesBase):
             result = kinds.evaluate(
                 obj, kube.related(obj, deciding | explaining))
         return result
+
+    # --- its offline checks (shared.checks; KubernetesBase runs them) ------
+
+    def validate_properties(self, props):
+        checks.properties(self, props)
+
+    def validate_body(self, props):
+        """Check the manifest against the kind's OpenAPI schema and the
+        API server's offline value rules (labels, keys, ranges); a kind
+        adds its own checks."""
+        checks.body(self, props)
 
     # --- create -----------------------------------------------------------
 
@@ -543,7 +722,7 @@ class KubernetesResource(manifest.Manifested, KubernetesBase):
         obj = self.object.get()
         return None if obj is None else attr.get(obj)
 
-    # --- the API ----------------------------------------------------------
+    # --- helpers ----------------------------------------------------------
 
     def _record_name(self, named):
         """Keep the object's name and namespace (from metadata, or saved
@@ -551,10 +730,6 @@ class KubernetesResource(manifest.Manifested, KubernetesBase):
         find it by them, whatever the properties resolve to then."""
         self.data_set('name', named['name'])
         self.data_set('namespace', named.get('namespace') or '')
-
-    def content_checksum(self, data, binary_data):
-        return checksum.content(data, binary_data)
-
 
 
 class ScaledWorkload(KubernetesResource):
@@ -566,3 +741,8 @@ class ScaledWorkload(KubernetesResource):
     properties_schema = dict(common.common_properties(),
                              spec=common.spec_property())
     attributes_schema = common.attributes_schema(extra_attributes)
+
+
+def _merge_rendered(manifest, rendered):
+    for key, entries in rendered.items():
+        manifest[key] = dict(manifest.get(key) or {}, **entries)
