@@ -69,6 +69,7 @@ from heat_k8s.resources.shared import common
 from heat_k8s.resources.shared import handle
 from heat_k8s.resources.shared import literal
 from heat_k8s.resources.shared import sensitive
+from heat_k8s.resources.shared import templated
 from heat_k8s.resources.shared import waits
 
 LOG = logging.getLogger(__name__)
@@ -164,6 +165,8 @@ class KubernetesResource(KubernetesBase):
     suspend_strategy = None     # SCALE, SUSPEND_FIELD or None
     sensitive_properties = ()   # stored as fingerprints, never observed
     checksum_keys = None        # (data key, second key) summed as 'checksum'
+    rendered_key = None         # manifest key of files rendered (templated)
+    literal_properties = ()     # properties whose keys a file may not reuse
     schema_property = None      # property blamed for other schema errors
 
     entity = None
@@ -277,7 +280,9 @@ class KubernetesResource(KubernetesBase):
         only, which must not fail: a fingerprint per key that changes
         when the content would (fingerprints are never written).
         """
-        return {}
+        if self.rendered_key is None:
+            return {}
+        return templated.rendered_body(self, props, comparable)
 
     def manifest(self, props, owned=True, content=True):
         """The desired manifest for these properties.
@@ -347,6 +352,8 @@ class KubernetesResource(KubernetesBase):
         API server's offline value rules (labels, keys, ranges); a kind
         adds its own checks."""
         checks.body(self, props)
+        if self.rendered_key is not None:
+            templated.validate(self, props)
 
     # --- create -----------------------------------------------------------
 
