@@ -163,7 +163,7 @@ class KubernetesResource(KubernetesBase):
     body_properties = {}        # property name -> top-level manifest key
     extra_attributes = {}       # attribute name -> Attr
     suspend_strategy = None     # SCALE, SUSPEND_FIELD or None
-    sensitive_properties = ()   # stored as fingerprints, never observed
+    # sensitive_properties: KubernetesBase's (stored as fingerprints)
     checksum_keys = None        # (data key, second key) summed as 'checksum'
     rendered_key = None         # manifest key of files rendered (templated)
     literal_properties = ()     # properties whose keys a file may not reuse
@@ -176,8 +176,9 @@ class KubernetesResource(KubernetesBase):
     @property
     def object(self):
         """Its object in the cluster (shared.handle.ObjectHandle):
-        locator(), get(), apply(manifest), delete(props), events(obj),
-        redacted(text, manifest)."""
+        locator(props), get(manifest), apply(manifest),
+        check_writable(manifest), delete(props), events(obj),
+        pods(manifest), redacted(text, manifest)."""
         return handle.ObjectHandle(self)
 
     # --- what the object is (a kind module may override these) ----------
