@@ -76,22 +76,27 @@ function heat_k8s_keystone_auth_notes {
 }
 
 function apply_heat_k8s_project_isolation {
-    # The cluster's project isolation (etc/project-isolation.yaml), applied
-    # with the cluster admin's kubeconfig, which only this step reads.
-    local manifest=$HEAT_K8S_DIR/etc/project-isolation.yaml
+    # The cluster's project isolation, as the installed package ships it
+    # (heat-k8s-configure manifests isolation), applied with the cluster
+    # admin's kubeconfig, which only this step reads.
+    local manifest
     if [[ $HEAT_K8S_PROJECT_ISOLATION != True ]]; then
         return
     fi
     if [[ -z $HEAT_K8S_ADMIN_KUBECONFIG ]]; then
         warn $LINENO "HEAT_K8S_ADMIN_KUBECONFIG is not set: a cluster" \
-            "administrator must apply $manifest, and give each project" \
-            "namespace a NetworkPolicy admitting its own pods (see the" \
-            "install guide); until then projects reach each other"
+            "administrator must apply 'heat-k8s-configure manifests" \
+            "isolation', and give each project namespace a NetworkPolicy" \
+            "admitting its own pods (see the install guide); until then" \
+            "projects reach each other"
         return
     fi
-    kubectl --kubeconfig "$HEAT_K8S_ADMIN_KUBECONFIG" apply -f "$manifest" \
-        || die $LINENO "could not apply $manifest: does the cluster's" \
-            "network plugin implement BaselineAdminNetworkPolicy?"
+    manifest=$("$(heat_k8s_bin_dir)/heat-k8s-configure" manifests isolation) \
+        || die $LINENO "heat-k8s-configure manifests isolation failed"
+    kubectl --kubeconfig "$HEAT_K8S_ADMIN_KUBECONFIG" apply -f - \
+        <<<"$manifest" \
+        || die $LINENO "could not apply the project isolation: does the" \
+            "cluster's network plugin implement BaselineAdminNetworkPolicy?"
 }
 
 function restart_heat_engine_if_running {

@@ -23,6 +23,8 @@ import sys
 import tempfile
 import unittest
 
+from heat_k8s import manifests
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 DEVSTACK = os.path.join(REPO, 'devstack')
@@ -71,14 +73,18 @@ class PhasesTest(unittest.TestCase):
 
     def fake_configure(self, real):
         """heat-k8s-configure in FAKE_BIN: logs its argv, then runs the
-        real helper (with --register-endpoint dropped: no Keystone here)."""
+        real helper (with --register-endpoint dropped: no Keystone here);
+        `manifests` is always the real one (it only prints)."""
         script = os.path.join(self.bin, 'heat-k8s-configure')
+        real_helper = 'exec %s -m heat_k8s.cmd.configure "$@"' % (
+            shlex.quote(sys.executable))
+        lines = ['#!/bin/bash',
+                 'if [[ $1 == manifests ]]; then %s; fi' % real_helper,
+                 'printf "%%s\\n" "$@" > %s' % shlex.quote(self.argv_log)]
+        if real:
+            lines.append(real_helper)
         with open(script, 'w') as f:
-            f.write('#!/bin/bash\nprintf "%%s\\n" "$@" > %s\n'
-                    % shlex.quote(self.argv_log))
-            if real:
-                f.write('exec %s -m heat_k8s.cmd.configure "$@"\n'
-                        % shlex.quote(sys.executable))
+            f.write('\n'.join(lines) + '\n')
         os.chmod(script, 0o700)
 
     def stack(self, phase, **env):
@@ -160,11 +166,11 @@ class PhasesTest(unittest.TestCase):
         self.assertIn("'enable_plugin heat' before", out.stderr)
 
     def fake_kubectl(self, status=0):
-        """kubectl in PATH: logs its argv and the manifest it applies."""
+        """kubectl in PATH: logs its argv and what it reads on stdin."""
         script = os.path.join(self.bin, 'kubectl')
         with open(script, 'w') as f:
             f.write('#!/bin/bash\nprintf "%%s\\n" "$@" > %s\n'
-                    'cp "${@: -1}" %s\nexit %d\n' % (
+                    'cat > %s\nexit %d\n' % (
                         shlex.quote(self.argv_log + '.kubectl'),
                         shlex.quote(self.argv_log + '.applied'), status))
         os.chmod(script, 0o700)
@@ -180,12 +186,12 @@ class PhasesTest(unittest.TestCase):
         self.fake_kubectl()
         out = self.post_config(HEAT_K8S_ADMIN_KUBECONFIG='/etc/k8s/admin')
         self.assertEqual(0, out.returncode, out.stderr)
-        manifest = os.path.join(REPO, 'etc', 'project-isolation.yaml')
         with open(self.argv_log + '.kubectl') as f:
             self.assertEqual(['--kubeconfig', '/etc/k8s/admin', 'apply',
-                              '-f', manifest], f.read().splitlines())
-        with open(self.argv_log + '.applied') as f, open(manifest) as g:
-            self.assertEqual(g.read(), f.read())
+                              '-f', '-'], f.read().splitlines())
+        # What the installed package ships, as it ships it.
+        with open(self.argv_log + '.applied') as f:
+            self.assertEqual(manifests.text('isolation'), f.read())
 
     def test_a_cluster_refusing_the_isolation_stops_the_stack(self):
         self.fake_kubectl(status=1)
@@ -199,7 +205,7 @@ class PhasesTest(unittest.TestCase):
         self.assertEqual(0, out.returncode, out.stderr)
         self.assertFalse(os.path.exists(self.argv_log + '.kubectl'))
         with open(self.calls) as f:
-            self.assertIn('project-isolation.yaml', f.read())
+            self.assertIn('heat-k8s-configure manifests isolation', f.read())
 
     def test_isolation_off_applies_nothing(self):
         self.fake_kubectl()
