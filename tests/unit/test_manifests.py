@@ -52,6 +52,31 @@ def test_each_manifest_is_objects_kubectl_applies(name):
                for d in docs)
 
 
+def test_the_isolation_keeps_the_operators_labels_to_the_operator():
+    # What it refuses is checked on a real API server
+    # (tests/functional/test_namespace_labels.py); here, its wiring.
+    docs = {d['kind']: d for d in yaml.safe_load_all(
+        manifests.text('isolation')) if d}
+    policy = docs['ValidatingAdmissionPolicy']
+    binding = docs['ValidatingAdmissionPolicyBinding']['spec']
+    assert binding['policyName'] == policy['metadata']['name']
+    assert binding['validationActions'] == ['Deny']
+    assert 'matchResources' not in binding   # every namespace
+    assert policy['spec']['failurePolicy'] == 'Fail'
+    [rule] = policy['spec']['matchConstraints']['resourceRules']
+    assert rule['operations'] == ['CREATE', 'UPDATE']
+    assert rule['resources'] == ['namespaces', 'namespaces/status',
+                                 'namespaces/finalize']
+    # The group the policy admits is the one the shipped RBAC lets patch.
+    group = docs['ClusterRoleBinding']['subjects'][0]['name']
+    operator = {v['name']: v['expression']
+                for v in policy['spec']['variables']}['operator']
+    assert "'system:masters', '%s'" % group in operator
+    assert docs['ClusterRole']['rules'] == [{
+        'apiGroups': [''], 'resources': ['namespaces'],
+        'verbs': ['get', 'list', 'watch', 'patch', 'update']}]
+
+
 def test_one_copy_of_each_in_the_checkout():
     files = _checkout_files()
     for filename in manifests.FILES.values():
