@@ -15,11 +15,11 @@
 An operator adds a Keystone project and a member after the cloud is up
 (`third_project`, module-scoped, for every attack here); k8s-keystone-auth's
 syncer creates its namespace bare on the member's first request. The
-cluster's isolation (etc/project-isolation.yaml and the controller's
-default NetworkPolicy) must refuse its pods' connections to `demo`, and
-`demo`'s to it, on a Service address as on a pod's, while its own pods, the
-cluster DNS and the API server stay reachable; and the member can change
-none of it. Without the isolation the refused connections open (the
+cluster's isolation (heat_k8s/manifests/project-isolation.yaml and the
+controller's default NetworkPolicy) must refuse its pods' connections to
+`demo`, and `demo`'s to it, on a Service address as on a pod's, while its
+own pods, the cluster DNS and the API server stay reachable; and the member
+can change none of it. Without the isolation the refused connections open (the
 module was run once with the baseline and the default policies deleted and
 the controller started without them: README, "The local cloud").
 

@@ -23,6 +23,8 @@ import sys
 import tempfile
 import unittest
 
+from heat_k8s import manifests
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 DEVSTACK = os.path.join(REPO, 'devstack')
@@ -71,14 +73,18 @@ class PhasesTest(unittest.TestCase):
 
     def fake_configure(self, real):
         """heat-k8s-configure in FAKE_BIN: logs its argv, then runs the
-        real helper (with --register-endpoint dropped: no Keystone here)."""
+        real helper (with --register-endpoint dropped: no Keystone here);
+        `manifests` is always the real one (it only prints)."""
         script = os.path.join(self.bin, 'heat-k8s-configure')
+        real_helper = 'exec %s -m heat_k8s.cmd.configure "$@"' % (
+            shlex.quote(sys.executable))
+        lines = ['#!/bin/bash',
+                 'if [[ $1 == manifests ]]; then %s; fi' % real_helper,
+                 'printf "%%s\\n" "$@" > %s' % shlex.quote(self.argv_log)]
+        if real:
+            lines.append(real_helper)
         with open(script, 'w') as f:
-            f.write('#!/bin/bash\nprintf "%%s\\n" "$@" > %s\n'
-                    % shlex.quote(self.argv_log))
-            if real:
-                f.write('exec %s -m heat_k8s.cmd.configure "$@"\n'
-                        % shlex.quote(sys.executable))
+            f.write('\n'.join(lines) + '\n')
         os.chmod(script, 0o700)
 
     def stack(self, phase, **env):
@@ -159,18 +165,44 @@ class PhasesTest(unittest.TestCase):
         self.assertNotEqual(0, out.returncode)
         self.assertIn("'enable_plugin heat' before", out.stderr)
 
-    def fake_kubectl(self, status=0):
-        """kubectl in PATH: logs its argv and the manifest it applies."""
+    def fake_kubectl(self, status=0, existing=()):
+        """kubectl in PATH, against a cluster with the namespaces
+        `existing`: logs each call's argv as a line, and what an `apply -f
+        -` reads into a file named after that line's number."""
         script = os.path.join(self.bin, 'kubectl')
+        log = shlex.quote(self.argv_log + '.kubectl')
         with open(script, 'w') as f:
-            f.write('#!/bin/bash\nprintf "%%s\\n" "$@" > %s\n'
-                    'cp "${@: -1}" %s\nexit %d\n' % (
-                        shlex.quote(self.argv_log + '.kubectl'),
-                        shlex.quote(self.argv_log + '.applied'), status))
+            f.write('#!/bin/bash\necho "$*" >> %s\n'
+                    'if [[ $* == *" apply -f -" ]]; then\n'
+                    '    cat > %s.$(wc -l < %s)\nfi\n'
+                    'if [[ $* == *" get namespace "* ]]; then\n'
+                    '    [[ " %s " == *" ${*: -1} "* ]]; exit\nfi\n'
+                    'exit %d\n' % (log, shlex.quote(self.argv_log +
+                                                     '.applied'),
+                                    log, ' '.join(existing), status))
         os.chmod(script, 0o700)
+
+    def fake_openstack(self):
+        """openstack in PATH: Keystone's projects, as devstack makes them."""
+        script = os.path.join(self.bin, 'openstack')
+        with open(script, 'w') as f:
+            f.write('#!/bin/bash\necho "$*" > %s\n'
+                    'printf "%%s\\n" "p-admin admin" "p-service service" '
+                    '"p-demo demo"\n' % shlex.quote(self.argv_log + '.os'))
+        os.chmod(script, 0o700)
+
+    def kubectl_calls(self):
+        with open(self.argv_log + '.kubectl') as f:
+            return f.read().splitlines()
+
+    def applied(self, call):
+        """What the `call`th kubectl call (from 1) applied."""
+        with open('%s.applied.%d' % (self.argv_log, call)) as f:
+            return f.read()
 
     def post_config(self, **env):
         self.fake_configure(real=False)
+        self.fake_openstack()
         return self.stack(
             'post-config', HEAT_K8S_API_URL='https://k8s:6443',
             HEAT_K8S_DIR=REPO,
@@ -180,12 +212,43 @@ class PhasesTest(unittest.TestCase):
         self.fake_kubectl()
         out = self.post_config(HEAT_K8S_ADMIN_KUBECONFIG='/etc/k8s/admin')
         self.assertEqual(0, out.returncode, out.stderr)
-        manifest = os.path.join(REPO, 'etc', 'project-isolation.yaml')
-        with open(self.argv_log + '.kubectl') as f:
-            self.assertEqual(['--kubeconfig', '/etc/k8s/admin', 'apply',
-                              '-f', manifest], f.read().splitlines())
-        with open(self.argv_log + '.applied') as f, open(manifest) as g:
-            self.assertEqual(g.read(), f.read())
+        self.assertEqual('--kubeconfig /etc/k8s/admin apply -f -',
+                         self.kubectl_calls()[0])
+        # What the installed package ships, as it ships it.
+        self.assertEqual(manifests.text('isolation'), self.applied(1))
+
+    def test_each_projects_namespace_admits_its_own_pods(self):
+        # A baseline has no "same namespace" peer: the namespaces of the
+        # projects devstack made get the own-pods policy, made bare when
+        # the syncer has not made them yet; the services' project none.
+        self.fake_kubectl(existing=['p-admin'])
+        out = self.post_config(HEAT_K8S_ADMIN_KUBECONFIG='/etc/k8s/admin')
+        self.assertEqual(0, out.returncode, out.stderr)
+        with open(self.argv_log + '.os') as f:
+            self.assertEqual('--os-cloud devstack-admin project list -f '
+                             'value -c ID -c Name\n', f.read())
+        admin = '--kubeconfig /etc/k8s/admin '
+        self.assertEqual([admin + call for call in (
+            'apply -f -',
+            'get namespace p-admin', '-n p-admin apply -f -',
+            'get namespace p-demo', 'create namespace p-demo',
+            '-n p-demo apply -f -')], self.kubectl_calls())
+        self.assertEqual(manifests.text('own-pods'),
+                         self.applied(3))
+        self.assertEqual(self.applied(3), self.applied(6))
+        with open(self.calls) as f:   # and says what a later project needs
+            self.assertIn('manifests own-pods | kubectl -n <namespace> '
+                          'apply -f -', f.read())
+
+    def test_namespaces_not_named_by_project_get_no_guess(self):
+        self.fake_kubectl()
+        out = self.post_config(HEAT_K8S_ADMIN_KUBECONFIG='/etc/k8s/admin',
+                               HEAT_K8S_DEFAULT_NAMESPACE='heat-%(project)s')
+        self.assertEqual(0, out.returncode, out.stderr)
+        self.assertEqual(['--kubeconfig /etc/k8s/admin apply -f -'],
+                         self.kubectl_calls())
+        with open(self.calls) as f:
+            self.assertIn('is not the project ID', f.read())
 
     def test_a_cluster_refusing_the_isolation_stops_the_stack(self):
         self.fake_kubectl(status=1)
@@ -199,7 +262,9 @@ class PhasesTest(unittest.TestCase):
         self.assertEqual(0, out.returncode, out.stderr)
         self.assertFalse(os.path.exists(self.argv_log + '.kubectl'))
         with open(self.calls) as f:
-            self.assertIn('project-isolation.yaml', f.read())
+            warned = f.read()
+        self.assertIn('heat-k8s-configure manifests isolation', warned)
+        self.assertIn('NetworkPolicy admitting its own pods', warned)
 
     def test_isolation_off_applies_nothing(self):
         self.fake_kubectl()
