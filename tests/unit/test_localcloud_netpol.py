@@ -154,7 +154,10 @@ def test_the_shipped_own_pods_policy_is_the_controllers_default():
     assert policy['spec'] == {
         'podSelector': {}, 'policyTypes': ['Ingress'],
         'ingress': [{'from': [
-            {'podSelector': {}},
+            # A compute node's pods are admitted only by what serves them.
+            {'podSelector': {'matchExpressions': [
+                {'key': 'heat-k8s.io/privileged',
+                 'operator': 'DoesNotExist'}]}},
             {'namespaceSelector': {'matchLabels': {
                 netpol.SHARED_LABEL: 'true'}}}]}]}
 
