@@ -83,24 +83,68 @@ function heat_k8s_keystone_auth_notes {
         "(member)."
 }
 
+function heat_k8s_admin_kubectl {
+    # The cluster admin's kubeconfig: read by the isolation steps only.
+    kubectl --kubeconfig "$HEAT_K8S_ADMIN_KUBECONFIG" "$@"
+}
+
 function apply_heat_k8s_project_isolation {
-    # The cluster's project isolation (etc/project-isolation.yaml), applied
-    # with the cluster admin's kubeconfig, which only this step reads.
-    local manifest=$HEAT_K8S_DIR/etc/project-isolation.yaml
+    # The cluster's project isolation, as the installed package ships it
+    # (heat-k8s-configure manifests isolation), as the cluster admin.
+    local manifest
     if [[ $HEAT_K8S_PROJECT_ISOLATION != True ]]; then
         return
     fi
     if [[ -z $HEAT_K8S_ADMIN_KUBECONFIG ]]; then
         heat_k8s_warn $LINENO \
             "HEAT_K8S_ADMIN_KUBECONFIG is not set: a cluster" \
-            "administrator must apply $manifest, and give each project" \
-            "namespace a NetworkPolicy admitting its own pods (see the" \
-            "install guide); until then projects reach each other"
+            "administrator must apply 'heat-k8s-configure manifests" \
+            "isolation', and give each project namespace a NetworkPolicy" \
+            "admitting its own pods (see the install guide); until then" \
+            "projects reach each other"
         return
     fi
-    kubectl --kubeconfig "$HEAT_K8S_ADMIN_KUBECONFIG" apply -f "$manifest" \
-        || die $LINENO "could not apply $manifest: does the cluster's" \
-            "network plugin implement BaselineAdminNetworkPolicy?"
+    manifest=$("$(heat_k8s_bin_dir)/heat-k8s-configure" manifests isolation) \
+        || die $LINENO "heat-k8s-configure manifests isolation failed"
+    heat_k8s_admin_kubectl apply -f - <<<"$manifest" \
+        || die $LINENO "could not apply the project isolation: does the" \
+            "cluster's network plugin implement BaselineAdminNetworkPolicy?"
+    apply_heat_k8s_own_pods_policies
+}
+
+function apply_heat_k8s_own_pods_policies {
+    # The baseline has no "same namespace" peer: each project namespace
+    # needs the NetworkPolicy admitting its own pods. These are the
+    # projects that exist now (their namespaces made here as
+    # k8s-keystone-auth's syncer makes them, bare); whoever adds a project
+    # later applies it there too (the warning says how).
+    local policy projects id name
+    local later="for a project added later, run 'heat-k8s-configure"
+    later+=" manifests own-pods | kubectl -n <namespace> apply -f -'"
+    if [[ $HEAT_K8S_DEFAULT_NAMESPACE != "%(project_id)s" ]]; then
+        heat_k8s_warn $LINENO \
+            "HEAT_K8S_DEFAULT_NAMESPACE is not the project ID: project" \
+            "namespaces get no NetworkPolicy admitting their own pods" \
+            "here; $later"
+        return
+    fi
+    policy=$("$(heat_k8s_bin_dir)/heat-k8s-configure" manifests own-pods) \
+        || die $LINENO "heat-k8s-configure manifests own-pods failed"
+    projects=$(openstack --os-cloud "$HEAT_K8S_OS_CLOUD" project list \
+                   -f value -c ID -c Name) \
+        || die $LINENO "could not list the Keystone projects"
+    while read -r id name; do
+        if [[ -z $id || $name == "${SERVICE_PROJECT_NAME:-service}" ]]; then
+            continue  # no project, or the services' own (no stacks)
+        fi
+        heat_k8s_admin_kubectl get namespace "$id" >/dev/null 2>&1 \
+            || heat_k8s_admin_kubectl create namespace "$id" \
+            || die $LINENO "could not create namespace $id (project $name)"
+        heat_k8s_admin_kubectl -n "$id" apply -f - <<<"$policy" \
+            || die $LINENO "could not apply own-pods in namespace $id"
+    done <<<"$projects"
+    heat_k8s_warn $LINENO \
+        "the namespaces of today's projects admit their own pods;" "$later"
 }
 
 function restart_heat_engine_if_running {

@@ -18,8 +18,13 @@
 has (``endpoint_type``, ``ca_file``, ``cert_file``, ``key_file``,
 ``insecure``), falling back to ``[clients]``. Heat registers these groups
 only for its in-tree clients, so it is registered here. ``[kubernetes]``
-holds what is specific to Kubernetes; ``[heat_k8s]`` the keys of secret
-references (heat_k8s.secrecy.keyring).
+holds what is specific to Kubernetes; the options a wait follows are
+declared from heat_k8s.waiting.policy, where their rules, defaults and
+help are. ``[heat_k8s]`` holds the keys of secret references
+(heat_k8s.secrecy.keyring).
+
+It may import ``heat_k8s.enginefixes`` (whose options it lists) and
+``heat_k8s.waiting.policy``, which imports no Heat.
 """
 
 import copy
@@ -28,6 +33,7 @@ from heat.common import config as heat_config
 from oslo_config import cfg
 
 from heat_k8s.enginefixes import options as enginefix_options
+from heat_k8s.waiting import policy
 
 GROUP = 'kubernetes'
 CLIENTS_GROUP = 'clients_kubernetes'
@@ -121,80 +127,10 @@ kubernetes_opts = [
              'project, region, interface and cluster, so that each resource '
              'does not look it up again. A moved endpoint is used after at '
              'most this many seconds. 0 looks it up for every resource.'),
-    cfg.IntOpt(
-        'poll_interval_max',
-        default=20,
-        min=1,
-        help='Longest interval in seconds between two readiness polls of '
-             'one object; polls start at one second and back off.'),
-    cfg.IntOpt(
-        'image_pull_grace',
-        default=60,
-        min=1,
-        max=3600,
-        help='Seconds a workload (Pod, Job, Deployment, StatefulSet, '
-             'DaemonSet) may wait for an image that its node cannot pull '
-             '(ErrImagePull, ImagePullBackOff, InvalidImageName) before '
-             'the resource fails with the kubelet\'s reason, rather than '
-             'at its timeout. The kubelet keeps retrying meanwhile, so a '
-             'registry that is briefly unavailable does not fail a stack. '
-             'At most an hour: a longer wait is the timeout property\'s.'),
-    cfg.IntOpt(
-        'pending_grace',
-        default=120,
-        min=1,
-        max=3600,
-        help='Seconds a pod that no node can take (the scheduler\'s '
-             'FailedScheduling: "0/3 nodes are available: ..."), a '
-             'container whose ConfigMap or Secret is missing '
-             '(CreateContainerConfigError) or a PersistentVolumeClaim '
-             'that nothing can bind (its FailedBinding or '
-             'ProvisioningFailed event) may stay Pending '
-             'before the resource waiting for it (the Pod, Job, workload '
-             'or claim) fails with Kubernetes\' own words, rather than at '
-             'its timeout. A pod that is scheduled and only slow to start '
-             '(pulling its image) is never failed by this. Raise it where '
-             'a cluster autoscaler adds nodes for Pending pods: that takes '
-             'minutes. At most an hour.'),
-    cfg.IntOpt(
-        'ready_hold_seconds',
-        default=5,
-        min=0,
-        help='Seconds a workload (Pod, Deployment, StatefulSet, DaemonSet, '
-             'ReplicaSet) must stay ready, none of its containers exiting '
-             'or restarting, before the resource is complete. A container '
-             'that exits at once runs for a moment, and its pod reads '
-             'Ready until the kubelet sees it exit. 0 takes the first '
-             'ready reading (containers that exit are still caught while '
-             'Heat waits).'),
-    cfg.IntOpt(
-        'crash_restarts',
-        default=2,
-        min=1,
-        help='Restarts of one container while Heat waits for its workload '
-             'after which the resource fails, with the container\'s exit '
-             'code and the last lines it wrote (its termination message), '
-             'rather than at its timeout.'),
-    cfg.IntOpt(
-        'watch_seconds',
-        default=5,
-        min=0,
-        help='While an object is not ready yet, watch it for up to this '
-             'many seconds at each poll, so that readiness is noticed as it '
-             'happens rather than at the next poll (a Service is watched '
-             'through its EndpointSlices, which decide its readiness). A '
-             'watch holds an engine thread, and a stack cancel waits for it '
-             'to end. 0 disables watching.'),
-    cfg.IntOpt(
-        'progress_interval',
-        default=5,
-        min=0,
-        help='While a resource waits for its object, its status reason '
-             '(openstack stack resource list / show) says what it waits '
-             'on, e.g. "Deployment web: 2/3 replicas ready; pod web-7d4 '
-             'in ContainerCreating". It is stored when it changes, at most '
-             'once in this many seconds per resource, and adds no event. '
-             '0 stores every change.'),
+    # What a wait follows, declared with its rules in one table.
+    *(cfg.IntOpt(name, default=default, min=bounds.minimum,
+                 max=bounds.maximum, help=bounds.help)
+      for name, default, bounds in policy.options()),
     cfg.StrOpt(
         'schema_version',
         help='Kubernetes minor version (e.g. "1.36") whose OpenAPI schema '

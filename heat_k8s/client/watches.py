@@ -25,6 +25,7 @@ from kubernetes.client import exceptions as k8s_exceptions
 from oslo_log import log as logging
 from urllib3 import exceptions as urllib3_exceptions
 
+from heat_k8s import kinds
 from heat_k8s.client import apierrors
 
 LOG = logging.getLogger(__name__)
@@ -135,11 +136,8 @@ class Watches:
             return str(exc)
         return ''
 
-    def watcher_for(self, deciding):
-        """The method, watcher(obj, seconds), that watches what makes an
-        object ready, given the related objects that decide it: a
-        Service's EndpointSlices change as it becomes ready; other kinds
-        change themselves (a claim's StorageClass never does)."""
-        if 'endpointslices' in deciding:
-            return self.watch_endpoints
-        return self.watch
+    def watcher_for(self, watched):
+        """The method, watcher(obj, seconds), that watches what a kind
+        declares it is watched through (kinds.Kind.watches)."""
+        return {kinds.Watched.ITSELF: self.watch,
+                kinds.Watched.ENDPOINTSLICES: self.watch_endpoints}[watched]

@@ -36,6 +36,11 @@ arguments changes nothing.
   and internal endpoints in a region, created or corrected, with the
   credentials of ``--os-cloud`` (clouds.yaml) or the ``OS_*`` environment.
 
+``heat-k8s-configure manifests NAME...`` prints the cluster manifests the
+package ships (:mod:`heat_k8s.manifests`) for ``kubectl apply -f -``: the
+project isolation, the cluster hardening, a project namespace's own-pods
+NetworkPolicy.
+
 The file is edited line by line (:mod:`heat_k8s.rendering.inifile`):
 comments, other options and other sections stay as they are, and an
 unchanged file is not rewritten.
@@ -46,6 +51,7 @@ import os
 import sys
 import tempfile
 
+from heat_k8s import manifests
 from heat_k8s import plugin
 from heat_k8s.rendering import inifile
 
@@ -250,6 +256,28 @@ def register(args, out=sys.stdout):
                          % (args.register_endpoint, e))
 
 
+# -- cluster manifests -------------------------------------------------------
+
+def manifests_parser():
+    p = argparse.ArgumentParser(
+        prog='heat-k8s-configure manifests',
+        description='Print the cluster manifests heat-k8s ships, as one '
+                    'YAML stream for `kubectl apply -f -` (the install '
+                    'guide says which, where and as whom).')
+    p.add_argument('names', nargs='+', metavar='NAME',
+                   choices=sorted(manifests.FILES),
+                   help=', '.join('%s (%s)' % item for item in sorted(
+                       manifests.FILES.items())))
+    return p
+
+
+def print_manifests(argv, out=None):
+    names = manifests_parser().parse_args(argv).names
+    (out or sys.stdout).write('---\n'.join(
+        manifests.text(name) for name in names))
+    return 0
+
+
 # -- command line ------------------------------------------------------------
 
 def parser():
@@ -257,7 +285,9 @@ def parser():
         prog='heat-k8s-configure',
         description='Write heat-k8s settings into heat.conf and register '
                     'the Kubernetes API in the Keystone catalog. Options '
-                    'not given are left as they are.')
+                    'not given are left as they are.',
+        epilog='`heat-k8s-configure manifests NAME...` prints the cluster '
+               'manifests heat-k8s ships (--help there).')
     p.add_argument('--config-file', metavar='PATH',
                    help="Heat's configuration file, edited in place "
                         '(e.g. /etc/heat/heat.conf)')
@@ -310,6 +340,9 @@ def parser():
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ['manifests']:
+        return print_manifests(argv[1:])
     p = parser()
     args = p.parse_args(argv)
     if not (args.config_file or args.api_paste or args.register_endpoint):

@@ -17,7 +17,8 @@
 ``generate`` prints a new key for ``[heat_k8s] sealing_keys`` or
 ``digest_key``; ``check`` says whether heat.conf's keys are usable and
 which key seals (ids only, never a key), and exits 1 when a key is
-missing or could be guessed; ``digest-key`` prints the ``digest_key`` that
+missing or could be guessed, Heat's own ``auth_encryption_key`` among
+them; ``digest-key`` prints the ``digest_key`` that
 keeps the digests ``auth_encryption_key`` keys while it is unset (refused
 when that key could be guessed); ``reseal PROJECT...`` moves the
 projects' references to the newest key (heat_k8s.secrecy.resealing), on a

@@ -36,7 +36,7 @@ plugin). ``fixlist.CLIENT_FIXES`` are fixes to python-heatclient, which
 patches are against heatclient. ``uniquekeys`` imports PyYAML alone, so
 that the client loads it without Heat.
 
-This package imports Heat and nothing of heat_k8s outside itself:
-``heat_k8s.config`` lists its options, the plugin shim and heat-api's
+This package imports Heat and may import nothing of heat_k8s outside
+itself: ``heat_k8s.config`` lists its options, the plugin shim and heat-api's
 paste pipeline start it.
 """

@@ -16,8 +16,9 @@
 
 KINDS holds a Kind for every built-in kind Heat may meet: where the API
 serves it (apiVersion, plural, scope), the API server's name rule, the
-fields that cannot change in place, the readiness rule and the related
-objects that decide or explain readiness, and how Heat suspends it. The
+fields that cannot change in place, the readiness rule, the related
+objects that decide or explain readiness and what a wait watches, and
+how Heat suspends it. The
 rules it names (readiness, immutable) do not read it back: evaluate()
 and replacement_paths() look a kind's rules up and apply them; requests
 for these kinds need no API discovery, while other kinds (custom
@@ -28,10 +29,12 @@ types and by the export: ``labels`` (the ownership marks Heat
 writes), ``projection`` and ``drift`` (a live object against what was
 asked or applied), ``objectset`` (many objects behind one resource).
 
-This layer is pure: it imports no Heat and makes no request.
+This layer is pure: it imports no Heat, makes no request, and may import
+nothing of heat_k8s outside itself.
 """
 
 import dataclasses
+import enum
 import typing
 
 from heat_k8s.kinds import immutable
@@ -47,6 +50,14 @@ STORAGECLASS = frozenset({'storageclass'})      # a claim's storage class
 EVENTS = frozenset({'events'})                  # what controllers said of it
 
 
+class Watched(enum.Enum):
+    """What a wait watches to see an object change towards ready."""
+
+    ITSELF = enum.auto()
+    # A Service's readiness is its endpoints', which its own watch misses.
+    ENDPOINTSLICES = enum.auto()
+
+
 @dataclasses.dataclass(frozen=True)
 class Kind:
     name: str                   # e.g. 'Job'
@@ -59,6 +70,9 @@ class Kind:
     ready: typing.Callable = readiness.exists   # (obj, related) -> Verdict
     decides: frozenset = frozenset()    # related objects read on every poll
     explains: frozenset = frozenset()   # read for a failure or timeout only
+    # What a wait watches: not always what decides (a claim's
+    # StorageClass never changes as the claim binds).
+    watches: Watched = Watched.ITSELF
     suspend: str | None = None          # SCALE, SUSPEND_FIELD or None
     # Ready only once its pods stay up (kinds.steadiness): a container
     # that exits at once is Running, and its pod Ready, for a moment.
@@ -118,7 +132,8 @@ DECLARATIONS = (
     Kind('Service', 'v1', 'services', name_rule='dns1035-label',
          immutable=immutable.spec('clusterIP', 'clusterIPs') + (
              immutable.Rule('spec.type', values=('ExternalName',)),),
-         ready=readiness.service, decides=ENDPOINTSLICES),
+         ready=readiness.service, decides=ENDPOINTSLICES,
+         watches=Watched.ENDPOINTSLICES),
     Kind('PersistentVolumeClaim', 'v1', 'persistentvolumeclaims',
          # Storage can grow in place (volume expansion).
          immutable=immutable.spec_except('resources.requests',

@@ -17,10 +17,11 @@
 Heat skips ``__init__`` when it walks a plugin directory, so this module is
 never loaded by Heat; it only serves the ``heat-k8s-plugin-dir`` command.
 
-The shim, ``heat_k8s_plugin``, imports the resource types' registry, the
-engine fixes' start and the client plugin (its warnings at start), and
-nothing imports it; this module imports
-nothing of heat_k8s (``cmd.configure`` reads its path).
+The shim, ``heat_k8s_plugin``, may import ``heat_k8s.resources`` (the
+types' registry), ``heat_k8s.enginefixes`` (their start) and
+``heat_k8s.client`` (the client plugin's warnings at start), and nothing
+imports it; this module imports nothing of heat_k8s (``cmd.configure``
+reads its path).
 """
 
 import os

@@ -20,7 +20,8 @@ the checksum of a ConfigMap's or Secret's content (``checksum``), and
 line-by-line editing of INI files (``inifile``, also used on heat.conf).
 It is pure: beside the standard library it imports jinja2 and markupsafe
 only, never Heat, the Kubernetes client or the network, so resources call
-it and tests run it on plain strings.
+it and tests run it on plain strings. It may import nothing of heat_k8s
+outside itself.
 
 A file is made in this order, each step over the result of the one
 before (later wins):

@@ -21,9 +21,10 @@ loader. Most modules bear their type's
 name; three are shorter: ``pvc`` (OS::Kubernetes::PersistentVolumeClaim),
 ``generic`` (OS::Kubernetes::Resource) and ``files``
 (OS::HeatK8s::RenderedFiles). What the types are built from (Heat's
-lifecycle, the shared properties, the mixins) is ``shared``; the pure
-rules they apply to objects (ownership labels, object sets, projection)
-are in ``heat_k8s.kinds``, and the fixes to Heat's engine are
+lifecycle, the shared properties, the collaborators a resource holds)
+is ``shared``; the pure rules they apply to objects (ownership labels,
+object sets, projection) are in ``heat_k8s.kinds``, and the fixes to
+Heat's engine are
 ``heat_k8s.enginefixes``. This layer may import every other layer; of
 the others only the entry points (``heat_k8s.plugin``'s shim, ``cmd``)
 import it.

@@ -25,7 +25,7 @@ PROPERTIES = (DATA, BINARY_DATA, IMMUTABLE) = (
     'data', 'binary_data', 'immutable')
 
 
-class ConfigMap(templated.Templated, base.KubernetesResource):
+class ConfigMap(base.KubernetesResource):
     """A Kubernetes ConfigMap.
 
     Ready once it exists. Once immutable is true, a change to data,

@@ -28,11 +28,9 @@ class DaemonSet(base.KubernetesResource):
     Ready when rolled out: the controller has observed the latest
     generation and every node it schedules to runs a pod that is updated
     (unless the update strategy is OnDelete), ready and available.
-    It must then stay ready: complete once its pods have been Ready,
-    no container exiting or restarting, for [kubernetes]
-    ready_hold_seconds by their own clock (or its spec.minReadySeconds);
-    failed, with the exit code and the container's last lines, once one
-    restarted [kubernetes] crash_restarts times.
+    It must then stay up, by the hold and crash rules of
+    heat_k8s.waiting.policy ([kubernetes] ready_hold_seconds and
+    crash_restarts).
     A change
     to spec.selector replaces the DaemonSet; other fields update in place.
     Suspend does nothing: a DaemonSet cannot scale.

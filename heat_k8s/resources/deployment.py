@@ -28,11 +28,9 @@ class Deployment(base.ScaledWorkload):
     may still serve the old revision); failed when the rollout passes its
     progress deadline (ProgressDeadlineExceeded), so a failed rollout
     fails the update.
-    It must then stay ready: complete once its pods have been Ready,
-    no container exiting or restarting, for [kubernetes]
-    ready_hold_seconds by their own clock (or its spec.minReadySeconds);
-    failed, with the exit code and the container's last lines, once one
-    restarted [kubernetes] crash_restarts times.
+    It must then stay up, by the hold and crash rules of
+    heat_k8s.waiting.policy ([kubernetes] ready_hold_seconds and
+    crash_restarts).
     A change to spec.selector replaces the Deployment; other
     fields update in place. Suspend scales it to zero, resume scales it back.
     """

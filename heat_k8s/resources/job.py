@@ -109,9 +109,9 @@ class Job(base.KubernetesResource):
         if self.properties[RUN_AT] == CREATE:
             return super().handle_delete()
         manifest = self.manifest(self.properties)
-        wait = self._new_wait(self.properties)
+        wait = self.waits.start(self.properties)
         try:
-            wait.live = self._apply(kube_mod.create_only(manifest))
+            wait.live = self.object.apply(kube_mod.create_only(manifest))
         except kube_mod.ApiError as exc:
             if exc.status != 409:
                 raise exception.Error('Running %s failed: %s' % (
@@ -125,30 +125,29 @@ class Job(base.KubernetesResource):
             return super().check_delete_complete(wait)
         if wait.gone_uid is None:
             try:
-                self._check_ready(wait)
+                self.waits.ready(wait)
             except resource.PollDelay:
                 raise  # still running: Heat polls again
             except Exception:
                 # A failed run goes: deleting again runs the Job anew.
                 with self.client_plugin().ignore_not_found:
-                    self._delete(self.properties)
+                    self.object.delete(self.properties)
                 raise
             wait.gone_uid = self.resource_id
-            self._delete(self.properties)
-        return self._gone(self.manifest(self.properties, owned=False,
-                                        content=False), wait.gone_uid, wait)
+            self.object.delete(self.properties)
+        return self.waits.gone(self.object.locator(), wait.gone_uid, wait)
 
     def _check_with_server(self, props):
         """The Job as the API server would take it, not created."""
         manifest = self.manifest(props)
         self._record_name(manifest['metadata'])
-        self._check_writable(manifest)
+        self.object.check_writable(manifest)
         self._kube(props).apply(manifest, dry_run=True)
 
     def _claimed_run(self, manifest):
-        existing = self._get(manifest)
+        existing = self.object.get(manifest)
         if existing is None:  # gone meanwhile: run it now
-            return self._apply(kube_mod.create_only(manifest))
+            return self.object.apply(kube_mod.create_only(manifest))
         if (not labels.is_owned_by(existing, self.stack.id, self.name)
                 or existing['metadata'].get('deletionTimestamp')):
             raise exception.Error(

@@ -41,9 +41,6 @@ from heat_k8s.kinds import naming
 from heat_k8s.kinds import objectset
 from heat_k8s.resources.shared import base
 from heat_k8s.resources.shared import common
-from heat_k8s.resources.shared import literal
-from heat_k8s.resources.shared import live
-from heat_k8s.resources.shared import manifest as manifested
 from heat_k8s.resources.shared import members
 from heat_k8s.waiting import awaiter
 from heat_k8s.waiting import reporting
@@ -63,8 +60,7 @@ RECORD_KEY = 'objects.%d'
 CREATE, APPLY, REPLACE, DELETE = 'create', 'apply', 'replace', 'delete'
 
 
-class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
-              resource.Resource):
+class Objects(base.KubernetesBase):
     """Many Kubernetes objects, applied together, each waited on.
 
     For objects that need no order between them: one Heat resource costs
@@ -193,9 +189,6 @@ class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
 
     # --- validation ---------------------------------------------------------
 
-    _invalid = manifested.Manifested._invalid
-    _validate_cluster = manifested.Manifested._validate_cluster
-
     def validate_properties(self, props):
         self._validate_cluster(props)
         keys = []
@@ -229,7 +222,7 @@ class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
                 where, namespace, error), MANIFESTS)
 
     def object_keys(self, props):
-        """The identities of the objects (manifest.Manifested's check of
+        """The identities of the objects (shared.checks' check of
         one object per stack compares them)."""
         views = (members.Member.of(self, props, index, m) for index, m in
                    enumerate(props[MANIFESTS] or ()) if m is not None)
@@ -251,7 +244,7 @@ class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
     def _begin(self, work, todo):
         """Write every object of todo [(member, mode, uid)], in parallel;
         the tasks left are waited on by _check."""
-        proto = self._new_wait(work.props)
+        proto = self.waits.start(work.props)
         work.tasks = [
             members.Task(member, mode, dataclasses.replace(proto), uid)
             for member, mode, uid in todo]
@@ -264,7 +257,7 @@ class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
         if not work.tasks:
             return True
         if report:
-            reporting.Reporter(self._show_progress,
+            reporting.Reporter(self.waits.show_progress,
                                CONF.kubernetes.progress_interval)(
                 work, objectset.progress_text(
                     work.total - len(work.tasks), work.total,
@@ -295,7 +288,7 @@ class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
             except kube_mod.ApiError as exc:
                 if exc.status != 409:
                     raise
-                existing = member._get(desired)
+                existing = member.object.get(desired)
                 task.gone_uid = existing and member._claim(existing)
                 if not task.gone_uid:
                     self._applied(task, desired)
@@ -317,7 +310,8 @@ class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
         """One check of a task: READY, PollAgain, or Failed raised."""
         member = task.member
         desired = member.manifest(member.properties)
-        waiting = member._awaiter(desired, member.properties, watched=False)
+        waiting = member.waits.awaiter(desired, member.properties,
+                                        watched=False)
         if task.gone_uid:
             answer = waiting.gone(task.wait, task.gone_uid)
             if answer is not awaiter.READY:
@@ -338,10 +332,9 @@ class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
         """Delete the task's object (an unrecorded one only if it carries
         this resource's UUID); wait for it to go if there was one."""
         member = task.member
-        meta = member.manifest(member.properties, owned=False,
-                               content=False)
+        meta = member.object.locator()
         if task.uid is None:
-            live_obj = member._get(meta) or {}
+            live_obj = member.object.get(meta) or {}
             if labels.resource_uuid(live_obj) != self.uuid:
                 return
             task.uid = live_obj['metadata']['uid']
@@ -395,8 +388,3 @@ class Objects(base.KubernetesClient, literal.CheckedBeforeCreate,
         self.data_set(RECORD_CHUNKS, str(len(chunks)))
         for index in range(len(chunks), stored):
             self.data_delete(RECORD_KEY % index)
-
-    # --- shared with the single-object types ------------------------------
-
-    _new_wait = base.KubernetesResource._new_wait
-    _show_progress = live.Observed._show_progress

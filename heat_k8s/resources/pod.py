@@ -28,12 +28,10 @@ class Pod(base.KubernetesResource):
     Ready when scheduled, initialized and Ready, or when it Succeeded (a
     pod that runs to completion); failed when it Failed, with its
     containers' waiting reasons, exit codes and messages.
-    It must then stay ready: complete once it has been Ready, no
-    container exiting or restarting, for [kubernetes] ready_hold_seconds
-    by its own clock; failed, with the exit code and the container's last
-    lines, once one restarted [kubernetes] crash_restarts times. A pod
-    no node can take fails after [kubernetes] pending_grace with the
-    scheduler's message. Only
+    It must then stay up, by the hold and crash rules of
+    heat_k8s.waiting.policy ([kubernetes] ready_hold_seconds and
+    crash_restarts). A pod no node can take fails after [kubernetes]
+    pending_grace with the scheduler's message. Only
     containers[*].image, initContainers[*].image, activeDeadlineSeconds
     and tolerations update in place: a change to any other spec field
     replaces the Pod.

@@ -47,7 +47,7 @@ def _base64_references(given, opened):
             for key, value in given.items()}
 
 
-class Secret(templated.Templated, base.KubernetesResource):
+class Secret(base.KubernetesResource):
     """A Kubernetes Secret whose values Heat never shows.
 
     Ready once it exists. A change to type replaces it; once immutable is

@@ -25,11 +25,9 @@ class StatefulSet(base.ScaledWorkload):
     Ready when rolled out: the controller has observed the latest
     generation, spec.replicas are ready and available, those above the
     partition run the update revision, and it is the current one.
-    It must then stay ready: complete once its pods have been Ready,
-    no container exiting or restarting, for [kubernetes]
-    ready_hold_seconds by their own clock (or its spec.minReadySeconds);
-    failed, with the exit code and the container's last lines, once one
-    restarted [kubernetes] crash_restarts times.
+    It must then stay up, by the hold and crash rules of
+    heat_k8s.waiting.policy ([kubernetes] ready_hold_seconds and
+    crash_restarts).
     Only
     replicas, ordinals, template, updateStrategy, revisionHistoryLimit,
     persistentVolumeClaimRetentionPolicy and minReadySeconds update in

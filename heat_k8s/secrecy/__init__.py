@@ -20,7 +20,7 @@ with them.
 (secret references), ``envelope`` (data sealed to a docker host's own
 key) and ``resealing`` (moving a project's references to the newest key,
 in Heat's database). ``keyring``, ``keystrength``, ``sealing`` and
-``envelope`` are pure and import nothing of heat_k8s above this package;
-``resealing`` alone imports Heat (its database), and only
-``heat-k8s-keys`` imports it.
+``envelope`` are pure; ``resealing`` alone imports Heat (its database),
+and only ``heat-k8s-keys`` imports it. The package may import nothing of
+heat_k8s outside itself.
 """

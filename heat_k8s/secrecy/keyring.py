@@ -27,9 +27,13 @@ sealing keys, so rotating sealing keys changes no fingerprint or checksum
 (a changed checksum rolls pods). Unset, digests are keyed from Heat's
 ``auth_encryption_key``, derived per purpose and project as well.
 
-No key that could be guessed (keystrength) seals or keys a digest: the
-digest and the seal refuse, naming the option to set, and findings()
-lists every such state for heat-engine's start and `heat-k8s-keys check`.
+No key that could be guessed (keystrength), that is not exactly 32
+random bytes, or that heat-k8s once derived from public bytes
+(PUBLIC_ROOTS) seals or keys a digest: the digest and the seal refuse,
+naming the option to set, and findings() lists every such state for
+heat-engine's start and `heat-k8s-keys check`, with a guessable
+``auth_encryption_key`` whatever digests are keyed from, since Heat
+encrypts hidden parameters with it.
 An older sealing key that parses but could be guessed still opens what it
 sealed, so `heat-k8s-keys reseal` can move it to a good key. Pure: no
 Heat, no network.
@@ -38,7 +42,6 @@ Heat, no network.
 import base64
 import binascii
 import hashlib
-import string
 
 from cryptography import fernet
 from cryptography.hazmat.primitives import hashes
@@ -52,9 +55,14 @@ SAMPLE_KEYS = keystrength.SAMPLE_KEYS
 GENERATE = '`heat-k8s-keys generate` prints one'
 PUT_FIRST = ('put a new key first in [heat_k8s] sealing_keys (%s)'
              % GENERATE)
+# Heat encrypts with the first 32 characters of auth_encryption_key and
+# wants exactly that many (heat.common.crypt, heat.common.config).
+HEAT_KEY_CHARS = 32
+NEW_HEAT_KEY = ('set [DEFAULT] auth_encryption_key to 32 random characters '
+                '(`openssl rand -hex 16` prints them; on a cloud with '
+                "stacks, as the install guide's \"Heat's own key\" says)")
 NO_KEYS = ('no sealing key: the operator sets [heat_k8s] sealing_keys '
            '(`heat-k8s-keys generate` makes one)')
-_PRINTABLE = frozenset(string.printable.encode('ascii'))
 _LEGACY_INFO = b'heat-k8s secret references v1'
 
 
@@ -91,15 +99,29 @@ def parse(text, position=1):
 
 
 def weakness(text):
-    """Why a key that parses could still be guessed, or None: its text
-    (keystrength), or bytes that are text (a passphrase in base64)."""
+    """Why a key that parses could still be guessed, or None: a root
+    derived from public bytes, its text (keystrength), or its bytes: not
+    KEY_BYTES, text or a pattern (keystrength.bytes_weakness)."""
+    raw = base64.urlsafe_b64decode(text.strip().encode('ascii'))
+    if raw in PUBLIC_ROOTS:
+        return ('is a key heat-k8s derived from an empty or sample '
+                'auth_encryption_key, which anyone can compute')
     why = keystrength.weakness(text)
     if why:
         return why
-    raw = base64.urlsafe_b64decode(text.strip().encode('ascii'))
-    if set(raw) <= _PRINTABLE:
-        return 'is text in base64 (a passphrase), not random bytes'
-    return None
+    if len(raw) != KEY_BYTES:
+        return ('decodes to %d bytes; a key is exactly %d random bytes'
+                % (len(raw), KEY_BYTES))
+    return keystrength.bytes_weakness(raw)
+
+
+def heat_key_weakness(legacy):
+    """Why auth_encryption_key could be guessed (keystrength), or is not
+    the HEAT_KEY_CHARS characters Heat wants, or None."""
+    why = keystrength.weakness(legacy)
+    if why or len(legacy) == HEAT_KEY_CHARS:
+        return why
+    return 'is %d characters; Heat wants %d' % (len(legacy), HEAT_KEY_CHARS)
 
 
 def digest_key_from(legacy):
@@ -115,7 +137,22 @@ def digest_key_from(legacy):
 
 
 def _legacy_root(legacy):
+    """The root of digests keyed from auth_encryption_key legacy."""
     return hashlib.sha256(legacy.encode('utf-8')).digest()
+
+
+def _legacy_sealing_key(legacy):
+    """The key of references made before key ids, from legacy."""
+    return hkdf.HKDF(algorithm=hashes.SHA256(), length=KEY_BYTES, salt=None,
+                     info=_LEGACY_INFO).derive(legacy.encode('utf-8'))
+
+
+# Every key heat-k8s ever derived from an auth_encryption_key anyone knows
+# (none, or a sample): anyone can compute them, so none is a key. (Its
+# text's own bytes, which keyed digests once, are text: refused as such.)
+PUBLIC_ROOTS = frozenset(derive(public)
+                         for public in ('',) + tuple(sorted(SAMPLE_KEYS))
+                         for derive in (_legacy_root, _legacy_sealing_key))
 
 
 def key_id(raw):
@@ -201,6 +238,13 @@ class Keyring(object):
                   for position, why in self._weak]
         if self.digest_problem:
             found.append(self.digest_problem)
+        # Heat's hidden parameters and credentials depend on it, whatever
+        # digests are keyed from.
+        why = heat_key_weakness(self._legacy)
+        if why:
+            found.append('auth_encryption_key %s: Heat encrypts hidden '
+                         'parameters and stored credentials with it: %s'
+                         % (why, NEW_HEAT_KEY))
         if self._open_legacy and self._legacy:
             why = keystrength.weakness(self._legacy)
             if why:
@@ -241,9 +285,7 @@ class Keyring(object):
         key derived from auth_encryption_key), or None."""
         if not (self._open_legacy and self._legacy):
             return None
-        return _fernet(hkdf.HKDF(
-            algorithm=hashes.SHA256(), length=KEY_BYTES, salt=None,
-            info=_LEGACY_INFO).derive(self._legacy.encode('utf-8')))
+        return _fernet(_legacy_sealing_key(self._legacy))
 
     def digest_key(self, purpose, project):
         """The HMAC key of purpose (FINGERPRINT, CHECKSUM) for project."""

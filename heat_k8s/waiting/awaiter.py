@@ -18,13 +18,11 @@ Heat calls check_*_complete(wait) until it returns True; in between it
 sleeps as long as the check asks. Each check here reads the object (or
 takes the version a watch last delivered), judges it, and while it is
 progressing watches it for a few seconds, so that readiness is noticed as
-it happens. Between watches the polls back off: the next one comes after
-a quarter of the time waited so far, so readiness is noticed at most ~25%
-late. A workload that reads ready must then stay so for a hold, counted
-by its own clock; what is stuck (an image that cannot be pulled, a pod no
-node takes, a claim nothing binds) fails after its grace. Transient API
-errors are retried at the next poll until the deadline; at the deadline
-the failure says what was not ready.
+it happens; between watches the polls back off. The rules and their
+figures (the back-off, the hold, the stuck graces, the crash limit, which
+API errors are retried) are heat_k8s.waiting.policy's; this module keeps
+what one wait remembers and applies them. At the deadline the failure
+says what was not ready.
 """
 
 import dataclasses
@@ -38,19 +36,10 @@ from oslo_log import log as logging
 from heat_k8s.client import apierrors
 from heat_k8s.kinds import readiness
 from heat_k8s.kinds import steadiness
+from heat_k8s.waiting import policy
 
 LOG = logging.getLogger(__name__)
 
-POLL_LATENESS = 0.25  # next poll after this fraction of the time waited
-# Seconds waited before polls also read what explains the object (a
-# workload's pods), to see whether it is stuck.
-LOOK_CLOSER_AFTER = 10
-# Retried at the next poll, not per request: the deadline bounds retries.
-TRANSIENT = (0, 429, 500, 502, 503, 504)
-# A restarted kube-apiserver answers before its RBAC caches are filled, and
-# denies for those seconds what the same user did a moment ago (create the
-# object waited for); a 403 is retried this long before it stands.
-FORBIDDEN_GRACE = 30
 READY = True  # what a check answers once the wait is over
 
 CLOCK = time.monotonic  # seconds; deadlines live only in engine memory
@@ -138,32 +127,17 @@ class Subject(typing.Protocol):
         """'Kind namespace/name', as messages name it."""
 
 
-@dataclasses.dataclass(frozen=True)
-class Settings:
-    """The [kubernetes] options a wait follows, as numbers."""
-
-    watch_seconds: int = 5       # a watch between polls; 0 polls only
-    poll_interval_max: int = 20  # the longest poll interval
-    # How long a stuck verdict may last before the wait fails, by what it
-    # is stuck on (verdict.Verdict.stuck): image_pull_grace, pending_grace.
-    graces: dict = dataclasses.field(default_factory=lambda: {
-        readiness.IMAGE_PULL: 60, readiness.PENDING: 120})
-    # A workload is ready once steady this long by its own clock
-    # (ready_hold_seconds), and fails once a container restarted
-    # crash_restarts times while Heat waited.
-    hold_seconds: int = 0
-    crash_restarts: int = 2
-
-
 class Awaiter:
-    """The checks of one object (a Subject), on the settings' terms.
+    """The checks of one object (a Subject), on the terms of its
+    policy.Settings.
 
     Time comes from `clock` (monotonic seconds), the cluster's timestamps
     are compared to `now` (an aware datetime); name says who waits, for
     the log.
     """
 
-    def __init__(self, subject, settings=Settings(), name='', clock=CLOCK,
+    def __init__(self, subject, settings=policy.Settings(), name='',
+                 clock=CLOCK,
                  now=wall):
         self.subject, self.settings, self.name = subject, settings, name
         self.clock, self.now = clock, now
@@ -192,8 +166,8 @@ class Awaiter:
                else subject.read())
         if obj is None:
             raise self._deleted_while_waiting()
-        closer = self._expired(wait) or (
-            self.clock() - wait.started >= LOOK_CLOSER_AFTER)
+        closer = self._expired(wait) or policy.looks_closer(
+            self.clock() - wait.started)
         verdict = subject.judge(obj, explain=closer)
         if closer:
             self._fail_if_stuck_too_long(wait, verdict, obj)
@@ -251,40 +225,35 @@ class Awaiter:
         return self.clock() > wait.deadline
 
     def _retryable(self, exc, wait):
-        """Whether a poll's API error is retried at the next poll: a
-        transient one until the deadline, a 403 for FORBIDDEN_GRACE."""
+        """Whether a poll's API error is retried at the next poll
+        (policy.retried), never past the deadline."""
         if self._expired(wait):
             return False
-        if exc.status != 403:
-            return exc.status in TRANSIENT
-        now = self.clock()
-        if wait.forbidden_since is None:
-            wait.forbidden_since = now
-        return now - wait.forbidden_since < FORBIDDEN_GRACE
+        forbidden_for = 0
+        if exc.status == 403:
+            now = self.clock()
+            if wait.forbidden_since is None:
+                wait.forbidden_since = now
+            forbidden_for = now - wait.forbidden_since
+        return policy.retried(exc.status, forbidden_for)
 
     def _delay(self, wait, watched=False):
-        """Poll again after a quarter of the time waited so far (at least
-        one second, at most poll_interval_max, not past the deadline);
-        after a watch the next poll (and watch) comes at once, a second
-        later."""
+        """Poll again when policy.next_poll says; after a watch the next
+        poll (and watch) comes at once, a second later."""
         if watched:
             return PollAgain(1)
         now = self.clock()
-        backoff = min(self.settings.poll_interval_max,
-                      int((now - wait.started) * POLL_LATENESS),
-                      int(wait.deadline - now) + 1)
-        return PollAgain(max(1, backoff))
+        return PollAgain(policy.next_poll(self.settings, now - wait.started,
+                                          wait.deadline - now))
 
     def _watchable(self, wait):
-        return (self.settings.watch_seconds > 0 and
-                wait.deadline - self.clock() >= 1)
+        return policy.watches(self.settings, wait.deadline - self.clock())
 
     def _watch(self, obj, wait):
-        """The object's versions as it changes (watch_seconds, at most
-        until the deadline); None if it is deleted."""
-        seconds = min(self.settings.watch_seconds,
-                      wait.deadline - self.clock())
-        return self.subject.watch(obj, seconds)
+        """The object's versions as it changes (policy.watch_length);
+        None if it is deleted."""
+        return self.subject.watch(obj, policy.watch_length(
+            self.settings, wait.deadline - self.clock()))
 
     def _watch_verdict(self, obj, wait, verdict):
         """(object, verdict) once it stops progressing or the watch ends."""
@@ -325,11 +294,10 @@ class Awaiter:
 
     def _held(self, wait, obj):
         """PollAgain until a workload has been ready and steady for
-        hold_seconds, counted from when its own clock says it got there;
-        None once it has (or when it has no pods to hold)."""
-        hold = self.settings.hold_seconds
-        if hold <= 0:
-            return None
+        ready_hold_seconds, counted from when its own clock says it got
+        there; None once it has (or when it has no pods to hold)."""
+        if self.settings.ready_hold_seconds <= 0:
+            return None  # 0 takes the first ready reading
         now = self.clock()
         if wait.steady_since is None:
             pods = self.subject.pods(obj)
@@ -337,7 +305,7 @@ class Awaiter:
                 return None
             wait.steady_since = now - steadiness.up_for(obj, pods,
                                                         self.now())
-        left = hold - (now - wait.steady_since)
+        left = policy.hold_left(self.settings, now - wait.steady_since)
         if left <= 0:
             return None
         # The next look reads the object afresh: the version a watch
@@ -352,7 +320,8 @@ class Awaiter:
         now = self.clock()
         if wait.stuck_since is None:
             wait.stuck_since = now
-        if now - wait.stuck_since >= self.settings.graces[verdict.stuck]:
+        if policy.stuck_too_long(self.settings, verdict.stuck,
+                                 now - wait.stuck_since):
             raise Failed('%s failed: no progress for %ds: %s' % (
                 self.subject.describe(), now - wait.stuck_since,
                 self._explain(verdict, obj)))

@@ -32,7 +32,9 @@ import shutil
 import time
 
 import pytest
+import yaml
 
+from heat_k8s import manifests
 from heat_k8s.kinds import labels
 from tools.devstack import cli
 from tools.devstack import cluster
@@ -206,19 +208,18 @@ def test_the_project_isolation_is_applied(devstack):
 
 
 def test_each_project_namespace_admits_its_own_pods(devstack):
-    own_pods = devstack.host_path(container.DEST + '/heat-k8s/heat_k8s/'
-                                  'manifests/own-pods-policy.yaml')
-    if not os.path.exists(own_pods):
-        pytest.skip('this plugin applies no per-project NetworkPolicy '
-                    '(heat_k8s/manifests/own-pods-policy.yaml absent)')
+    # The plugin gives each project's namespace the package's own-pods
+    # policy (heat-k8s-configure manifests own-pods), as the checkout
+    # devstack installed ships it.
+    own_pods = devstack.host_path('%s/heat_k8s/manifests/%s' % (
+        cli.CHECKOUT, manifests.FILES['own-pods']))
+    with open(own_pods) as f:
+        policy = yaml.safe_load(f)
     project = devstack.openstack(MEMBER, 'token', 'issue')['project_id']
-    policies = devstack.kube_json('get', 'networkpolicies', '-n',
-                                  project)['items']
-    assert any(p['spec'].get('podSelector') == {} and
-               {'podSelector': {}} in [
-                   peer for rule in p['spec'].get('ingress') or ()
-                   for peer in rule.get('from') or ()]
-               for p in policies), policies
+    applied = devstack.kube_json('get', 'networkpolicy', '-n', project,
+                                 policy['metadata']['name'])
+    assert applied['spec'] == policy['spec'], applied
+    assert applied['metadata']['labels'] == policy['metadata']['labels']
 
 
 def _assert_whole(devstack, line):

@@ -15,11 +15,11 @@
 An operator adds a Keystone project and a member after the cloud is up
 (`third_project`, module-scoped, for every attack here); k8s-keystone-auth's
 syncer creates its namespace bare on the member's first request. The
-cluster's isolation (etc/project-isolation.yaml and the controller's
-default NetworkPolicy) must refuse its pods' connections to `demo`, and
-`demo`'s to it, on a Service address as on a pod's, while its own pods, the
-cluster DNS and the API server stay reachable; and the member can change
-none of it. Without the isolation the refused connections open (the
+cluster's isolation (heat_k8s/manifests/project-isolation.yaml and the
+controller's default NetworkPolicy) must refuse its pods' connections to
+`demo`, and `demo`'s to it, on a Service address as on a pod's, while its
+own pods, the cluster DNS and the API server stay reachable; and the member
+can change none of it. Without the isolation the refused connections open (the
 module was run once with the baseline and the default policies deleted and
 the controller started without them: README, "The local cloud").
 
@@ -34,7 +34,6 @@ tests/e2e/test_hardening.py.
 
 import base64
 import configparser
-import hashlib
 import json
 import os
 import time
@@ -43,7 +42,9 @@ import uuid
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf import hkdf
 import pytest
+import yaml
 
+from heat_k8s import manifests
 from heat_k8s.rendering import checksum
 from heat_k8s.secrecy import keyring
 from tests.e2e import connect
@@ -159,10 +160,10 @@ def test_the_syncer_made_the_namespace_bare(localcloud, third_project):
         'kubernetes.io/metadata.name'}
     policy = json.loads(third_project.kubectl(
         'get', 'networkpolicy', DEFAULT_POLICY, '-o', 'json').stdout)
-    assert policy['spec']['ingress'] == [{'from': [
-        {'podSelector': {}},
-        {'namespaceSelector': {'matchLabels': {
-            'heat-k8s.io/shared': 'true'}}}]}]
+    # The controller's, which is the policy the package ships.
+    [shipped] = [d for d in yaml.safe_load_all(manifests.text('own-pods'))
+                 if d]
+    assert policy['spec']['ingress'] == shipped['spec']['ingress']
 
 
 def _service_and_pod(localcloud, servers, source, target):
@@ -275,10 +276,10 @@ def test_without_its_default_a_project_is_still_closed(
 
 # -- keys: a fingerprint computed offline from public inputs --
 
-# Roots anyone can compute: the empty value, and Heat's sample
-# auth_encryption_key (keyring.SAMPLE_KEYS), hashed as the fallback did.
-PUBLIC_ROOTS = [hashlib.sha256(text.encode('utf-8')).digest()
-                for text in ('', *keyring.SAMPLE_KEYS)]
+# Roots anyone can compute (keyring.PUBLIC_ROOTS, which no digest_key may
+# be): from the empty value and Heat's sample auth_encryption_key, hashed
+# as the fallback did, and the key of references made before key ids.
+PUBLIC_ROOTS = sorted(keyring.PUBLIC_ROOTS)
 GUESS = 'password123'   # the first word of any dictionary
 
 

@@ -12,7 +12,8 @@
 
 """A project member against its neighbours on the shared cluster: no
 Service taking other addresses over (DenyServiceExternalIPs), no raw
-socket in a project's pod (etc/cluster-hardening.yaml drops NET_RAW).
+socket in a project's pod (heat_k8s/manifests/cluster-hardening.yaml drops
+NET_RAW).
 """
 
 import json

@@ -36,6 +36,7 @@ from oslo_config import cfg
 
 from heat_k8s.kinds import steadiness
 from heat_k8s.waiting import awaiter
+from heat_k8s.waiting import policy
 from tests.functional import recording
 
 BASE = recording.BASE
@@ -202,7 +203,7 @@ class CrashIsNotReadyTest(heat_cluster.ClusterTestCase):
         self.assertIn('nodes are available', reason)
         # After the grace (once pods are looked at closely), not at 300 s.
         self.assertLess(time.monotonic() - started,
-                        awaiter.LOOK_CLOSER_AFTER + GRACE + 30)
+                        policy.LOOK_CLOSER_AFTER + GRACE + 30)
 
     def test_a_job_whose_pod_no_node_takes_is_pending_and_fails(self):
         cfg.CONF.set_override('pending_grace', GRACE, group='kubernetes')

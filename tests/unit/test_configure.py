@@ -12,7 +12,8 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""heat-k8s-configure: the INI editor, plugin_dirs, the catalog."""
+"""heat-k8s-configure: the INI editor, plugin_dirs, the catalog, the
+cluster manifests it prints."""
 
 import io
 import os
@@ -22,7 +23,9 @@ import unittest
 from unittest import mock
 
 from oslo_config import iniparser
+import yaml
 
+from heat_k8s import manifests
 from heat_k8s.cmd import configure
 from heat_k8s.rendering import inifile
 
@@ -379,3 +382,50 @@ class EnsureServiceTest(unittest.TestCase):
         conn.identity.create_endpoint.assert_called_once_with(
             service_id='svc', interface='public', url='https://k:6443',
             region_id='R2', enabled=True)
+
+
+class ManifestsTest(unittest.TestCase):
+    """`heat-k8s-configure manifests NAME...`: what the package ships, on
+    stdout for `kubectl apply -f -`."""
+
+    def run_main(self, *argv):
+        out, err = io.StringIO(), io.StringIO()
+        with mock.patch('sys.stdout', out), mock.patch('sys.stderr', err):
+            try:
+                code = configure.main(['manifests', *argv])
+            except SystemExit as e:
+                code = e.code
+        return code, out.getvalue(), err.getvalue()
+
+    def test_prints_the_shipped_manifest(self):
+        for name in manifests.FILES:
+            self.assertEqual((0, manifests.text(name), ''),
+                             self.run_main(name))
+
+    def test_several_are_one_stream(self):
+        code, out, _ = self.run_main('isolation', 'hardening')
+        self.assertEqual(0, code)
+        kinds = [d['kind'] for d in yaml.safe_load_all(out) if d]
+        self.assertEqual(
+            [d['kind'] for name in ('isolation', 'hardening')
+             for d in yaml.safe_load_all(manifests.text(name)) if d],
+            kinds)
+
+    def test_an_unknown_name_is_a_usage_error(self):
+        code, out, err = self.run_main('firewall')
+        self.assertEqual((2, ''), (code, out))
+        self.assertIn("invalid choice: 'firewall'", err)
+        self.assertEqual(2, self.run_main()[0])
+
+    def test_the_other_options_are_unchanged(self):
+        # `manifests` only as the first word: heat.conf's command is as it
+        # was, and says where the manifests are.
+        with mock.patch('sys.stdout', io.StringIO()) as out, \
+                self.assertRaises(SystemExit):
+            configure.main(['--help'])
+        self.assertIn('heat-k8s-configure manifests NAME',
+                      ' '.join(out.getvalue().split()))
+        with mock.patch('sys.stderr', io.StringIO()) as err, \
+                self.assertRaises(SystemExit):
+            configure.main(['--config-file', self.id(), 'manifests'])
+        self.assertIn('unrecognized arguments: manifests', err.getvalue())

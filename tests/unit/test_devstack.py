@@ -31,6 +31,7 @@ import tempfile
 import threading
 import unittest
 
+from heat_k8s import manifests
 from tools.devstack import snapshots
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -167,24 +168,32 @@ class PhasesTest(unittest.TestCase):
         self.argv_log = os.path.join(self.dir, 'argv')
         self.fake_configure(real=False)
         self.fake_kubectl()
+        self.fake_openstack()
 
     def fake_configure(self, real):
         """heat-k8s-configure in FAKE_BIN: logs its argv, then runs the
-        real helper (with --register-endpoint dropped: no Keystone here)."""
+        real helper (with --register-endpoint dropped: no Keystone here);
+        `manifests` is always the real one (it only prints)."""
         script = os.path.join(self.bin, 'heat-k8s-configure')
+        real_helper = 'exec %s -m heat_k8s.cmd.configure "$@"' % (
+            shlex.quote(sys.executable))
+        lines = ['#!/bin/bash',
+                 'if [[ $1 == manifests ]]; then %s; fi' % real_helper,
+                 'printf "%%s\\n" "$@" > %s' % shlex.quote(self.argv_log)]
+        if real:
+            lines.append(real_helper)
         with open(script, 'w') as f:
-            f.write('#!/bin/bash\nprintf "%%s\\n" "$@" > %s\n'
-                    % shlex.quote(self.argv_log))
-            if real:
-                f.write('exec %s -m heat_k8s.cmd.configure "$@"\n'
-                        % shlex.quote(sys.executable))
+            f.write('\n'.join(lines) + '\n')
         os.chmod(script, 0o700)
 
-    def fake_kubectl(self, status=0, discovery='isolation'):
-        """kubectl in PATH: logs the argv and manifest of `apply`; `get
-        --raw` answers the discovery of the policy's API group as a
-        cluster with the BaselineAdminNetworkPolicy API ('isolation'),
-        the group without it ('group'), none ('none') or no access."""
+    def fake_kubectl(self, status=0, discovery='isolation', existing=()):
+        """kubectl in PATH, against a cluster with the namespaces
+        `existing`. `get --raw` answers the discovery of the policy's API
+        group as a cluster with the BaselineAdminNetworkPolicy API
+        ('isolation'), the group without it ('group'), none ('none') or no
+        access ('denied'), unlogged: it changes nothing. Any other call
+        logs its argv as a line, and what an `apply -f -` reads into a
+        file named after that line's number."""
         answers = {
             'isolation': 'echo \'{"kind":"APIResourceList","resources":'
                          '[{"name":"baselineadminnetworkpolicies"}]}\'',
@@ -195,13 +204,28 @@ class PhasesTest(unittest.TestCase):
                       '(Unauthorized)" >&2; exit 1',
         }
         script = os.path.join(self.bin, 'kubectl')
+        log = shlex.quote(self.argv_log + '.kubectl')
         with open(script, 'w') as f:
-            f.write('#!/bin/bash\nif [[ $3 == get ]]; then %s; exit; fi\n'
-                    'printf "%%s\\n" "$@" > %s\ncp "${@: -1}" %s\n'
+            f.write('#!/bin/bash\n'
+                    'if [[ $3 == get && $4 == --raw ]]; then %s; exit; fi\n'
+                    'echo "$*" >> %s\n'
+                    'if [[ $* == *" apply -f -" ]]; then\n'
+                    '    cat > %s.$(wc -l < %s)\nfi\n'
+                    'if [[ $* == *" get namespace "* ]]; then\n'
+                    '    [[ " %s " == *" ${*: -1} "* ]]; exit\nfi\n'
                     'exit %d\n' % (
-                        answers[discovery],
-                        shlex.quote(self.argv_log + '.kubectl'),
-                        shlex.quote(self.argv_log + '.applied'), status))
+                        answers[discovery], log,
+                        shlex.quote(self.argv_log + '.applied'), log,
+                        ' '.join(existing), status))
+        os.chmod(script, 0o700)
+
+    def fake_openstack(self):
+        """openstack in PATH: Keystone's projects, as devstack makes them."""
+        script = os.path.join(self.bin, 'openstack')
+        with open(script, 'w') as f:
+            f.write('#!/bin/bash\necho "$*" > %s\n'
+                    'printf "%%s\\n" "p-admin admin" "p-service service" '
+                    '"p-demo demo"\n' % shlex.quote(self.argv_log + '.os'))
         os.chmod(script, 0o700)
 
     def stack(self, phase, **env):
@@ -238,6 +262,15 @@ class PhasesTest(unittest.TestCase):
     def warnings(self, out):
         return [line for line in out.stdout.splitlines()
                 if line.startswith('[WARNING]')]
+
+    def kubectl_calls(self):
+        with open(self.argv_log + '.kubectl') as f:
+            return f.read().splitlines()
+
+    def applied(self, call):
+        """What the `call`th kubectl call (from 1) applied."""
+        with open('%s.applied.%d' % (self.argv_log, call)) as f:
+            return f.read()
 
     def assertStopped(self, out, *names):
         """devstack stopped with one error line, naming each of `names`;
@@ -282,7 +315,9 @@ class PhasesTest(unittest.TestCase):
              '--kubeconfig', ''], self.argv())
         self.assertIn('--keystone-url http://10.0.2.2/identity/v3',
                       out.stdout)
-        self.assertEqual([], self.warnings(out))
+        # The one warning: what a project added later needs.
+        [warning] = self.warnings(out)
+        self.assertIn('for a project added later', warning)
 
     def test_post_config_writes_heat_conf(self):
         self.fake_configure(real=True)
@@ -312,12 +347,43 @@ class PhasesTest(unittest.TestCase):
     def test_post_config_applies_the_project_isolation(self):
         out = self.stack('post-config', HEAT_K8S_ADMIN_KUBECONFIG='/k/admin')
         self.assertEqual(0, out.returncode, out.stderr)
-        manifest = os.path.join(REPO, 'etc', 'project-isolation.yaml')
-        with open(self.argv_log + '.kubectl') as f:
-            self.assertEqual(['--kubeconfig', '/k/admin', 'apply',
-                              '-f', manifest], f.read().splitlines())
-        with open(self.argv_log + '.applied') as f, open(manifest) as g:
-            self.assertEqual(g.read(), f.read())
+        self.assertEqual('--kubeconfig /k/admin apply -f -',
+                         self.kubectl_calls()[0])
+        # What the installed package ships, as it ships it.
+        self.assertEqual(manifests.text('isolation'), self.applied(1))
+
+    def test_each_projects_namespace_admits_its_own_pods(self):
+        # A baseline has no "same namespace" peer: the namespaces of the
+        # projects devstack made get the own-pods policy, made bare when
+        # the syncer has not made them yet; the services' project none.
+        self.fake_kubectl(existing=['p-admin'])
+        out = self.stack('post-config', HEAT_K8S_ADMIN_KUBECONFIG='/k/admin')
+        self.assertEqual(0, out.returncode, out.stderr)
+        with open(self.argv_log + '.os') as f:
+            self.assertEqual('--os-cloud devstack-admin project list -f '
+                             'value -c ID -c Name\n', f.read())
+        admin = '--kubeconfig /k/admin '
+        self.assertEqual([admin + call for call in (
+            'apply -f -',
+            'get namespace p-admin', '-n p-admin apply -f -',
+            'get namespace p-demo', 'create namespace p-demo',
+            '-n p-demo apply -f -')], self.kubectl_calls())
+        self.assertEqual(manifests.text('own-pods'), self.applied(3))
+        self.assertEqual(self.applied(3), self.applied(6))
+        # and says what a later project needs
+        [warning] = self.warnings(out)
+        self.assertIn('manifests own-pods | kubectl -n <namespace> '
+                      'apply -f -', warning)
+
+    def test_namespaces_not_named_by_project_get_no_guess(self):
+        out = self.stack('post-config', HEAT_K8S_ADMIN_KUBECONFIG='/k/admin',
+                         HEAT_K8S_DEFAULT_NAMESPACE='heat-%(project)s')
+        self.assertEqual(0, out.returncode, out.stderr)
+        self.assertEqual(['--kubeconfig /k/admin apply -f -'],
+                         self.kubectl_calls())
+        self.assertFalse(os.path.exists(self.argv_log + '.os'))
+        [warning] = self.warnings(out)
+        self.assertIn('is not the project ID', warning)
 
     def test_a_cluster_refusing_the_isolation_stops_before_heat_conf(self):
         self.fake_kubectl(status=1)
@@ -325,6 +391,8 @@ class PhasesTest(unittest.TestCase):
         self.assertNotEqual(0, out.returncode)
         self.assertIn('BaselineAdminNetworkPolicy', out.stderr)
         self.assertFalse(os.path.exists(self.argv_log), 'configure ran')
+        self.assertFalse(os.path.exists(self.argv_log + '.os'),
+                         'own-pods applied')
 
     def test_isolation_off_applies_nothing(self):
         self.fake_kubectl(discovery='none')
@@ -342,8 +410,31 @@ class PhasesTest(unittest.TestCase):
         [warning] = self.warnings(out)
         self.assertRegex(warning, r'plugin.sh:\d+ HEAT_K8S_ADMIN_KUBECONFIG '
                          r'is not set: a cluster administrator must apply '
-                         r'\S*project-isolation.yaml, .* \(see the install '
+                         r"'heat-k8s-configure manifests isolation', and "
+                         r'give each project namespace a NetworkPolicy '
+                         r'admitting its own pods \(see the install '
                          r'guide\); until then projects reach each other$')
+
+    LATER = ("for a project added later, run 'heat-k8s-configure manifests "
+             "own-pods | kubectl -n <namespace> apply -f -'")
+
+    def test_own_pods_it_says_what_a_later_project_needs(self):
+        out = self.stack('post-config', HEAT_K8S_ADMIN_KUBECONFIG='/k/admin')
+        self.assertEqual(0, out.returncode, out.stderr)
+        [warning] = self.warnings(out)
+        self.assertRegex(warning, r'plugin.sh:\d+ the namespaces of '
+                         r"today's projects admit their own pods; " +
+                         re.escape(self.LATER) + '$')
+
+    def test_namespaces_not_by_project_it_says_what_is_left(self):
+        out = self.stack('post-config', HEAT_K8S_ADMIN_KUBECONFIG='/k/admin',
+                         HEAT_K8S_DEFAULT_NAMESPACE='heat-%(project)s')
+        self.assertEqual(0, out.returncode, out.stderr)
+        [warning] = self.warnings(out)
+        self.assertRegex(warning, r'plugin.sh:\d+ HEAT_K8S_DEFAULT_NAMESPACE '
+                         r'is not the project ID: project namespaces get no '
+                         r'NetworkPolicy admitting their own pods here; ' +
+                         re.escape(self.LATER) + '$')
 
     def test_without_an_endpoint_it_says_what_is_missing(self):
         out = self.stack('post-config', HEAT_K8S_API_URL='',

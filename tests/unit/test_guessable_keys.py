@@ -22,7 +22,9 @@ from tests.unit import heat_harness  # first: sets up Heat
 
 # isort: split
 
+import base64
 import contextlib
+import hashlib
 import importlib
 import io
 import logging
@@ -31,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import types
+import uuid
 
 import fixtures
 from oslo_config import cfg
@@ -47,6 +50,14 @@ SECRET = {'type': 'OS::Kubernetes::Secret',
           'properties': {'string_data': {'pw': 'a value'}}}
 FILES = {'type': 'OS::HeatK8s::RenderedFiles',
          'properties': {'secrets': {'PW': 'a value'}}}
+HEAT_CONF = """[DEFAULT]
+auth_encryption_key = %(auth_encryption_key)s
+
+[heat_k8s]
+sealing_keys = %(sealing_keys)s
+digest_key = %(digest_key)s
+open_legacy_references = false
+"""
 
 
 class KeysTestCase(heat_harness.KubernetesTestCase):
@@ -131,6 +142,15 @@ class StartTest(KeysTestCase):
         self.assertIn('open_legacy_references = false', line)
         self.assertNotIn(SAMPLE, line)
 
+    def test_a_published_heat_key_is_said_with_good_keys_of_its_own(self):
+        self.configure(auth_encryption_key=SAMPLE,
+                       open_legacy_references=False)
+        line, = self.start()
+        self.assertIn("heat-k8s [heat_k8s] keys: auth_encryption_key is "
+                      "Heat's published sample key", line)
+        self.assertIn('`openssl rand -hex 16`', line)
+        self.assertNotIn(SAMPLE, line)
+
     def test_a_safe_configuration_says_which_keys(self):
         line, = self.start()
         ring = sensitive.keyring()
@@ -178,6 +198,63 @@ class CheckTest(KeysTestCase):
             self.configure(**{name: None for name in settings})
             self.configure(auth_encryption_key=(
                 heat_harness.AUTH_ENCRYPTION_KEY))
+
+    def check_file(self, **keys):
+        """(exit status, stdout, stderr) of `check` on a heat.conf written
+        to a temporary directory, with keys in place of the harness's good
+        ones, and no references made before key ids."""
+        settings = dict(auth_encryption_key=heat_harness.AUTH_ENCRYPTION_KEY,
+                        sealing_keys=heat_harness.SEALING_KEY,
+                        digest_key=heat_harness.DIGEST_KEY)
+        settings.update(keys)
+        # The harness's overrides would hide the file's keys.
+        self.configure(**{name: None for name in settings})
+        path = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                            'heat.conf')
+        with open(path, 'w') as conf:
+            conf.write(HEAT_CONF % settings)
+        return self.run_keys('--config-file', path, 'check')
+
+    def test_each_guessable_key_in_heat_conf_exits_1_naming_it(self):
+        def b64(raw):
+            return base64.urlsafe_b64encode(raw).decode()
+        walk = 'qwertyuiopasdfghjklzxcvbnmQWERTYUIOPASDFGHJ='
+        states = {
+            (SAMPLE, 'auth_encryption_key'): (
+                "auth_encryption_key is Heat's published sample key",
+                '`openssl rand -hex 16`'),
+            (b64(hashlib.sha256(b'').digest()), 'digest_key'): (
+                'digest_key is a key heat-k8s derived from an empty or '
+                'sample auth_encryption_key', '`heat-k8s-keys generate`'),
+            (walk, 'digest_key'): (
+                'digest_key is a pattern (runs, repeats or keyboard walks)',
+                '`heat-k8s-keys generate`'),
+            (walk[:32], 'auth_encryption_key'): (
+                'auth_encryption_key is a pattern', '`openssl rand -hex 16`'),
+            (hashlib.md5(b'heat', usedforsecurity=False).hexdigest(),
+             'auth_encryption_key'): (
+                'auth_encryption_key is a digest of a common word',
+                '`openssl rand -hex 16`'),
+            (uuid.uuid1().hex, 'auth_encryption_key'): (
+                'auth_encryption_key is a uuid', '`openssl rand -hex 16`'),
+            (str(uuid.uuid4()), 'auth_encryption_key'): (
+                'auth_encryption_key is a uuid', '`openssl rand -hex 16`'),
+            (b64(bytes(range(32))), 'sealing_keys'): (
+                'sealing key 1 decodes to bytes in runs or repeats',
+                '`heat-k8s-keys generate`'),
+        }
+        for (key, option), said in states.items():
+            status, out, err = self.check_file(**{option: key})
+            self.assertEqual(1, status, said)
+            for words in said:
+                self.assertIn(words, err)
+            self.assertNotIn(key, out + err)
+
+    def test_a_good_heat_conf_exits_0(self):
+        status, out, err = self.check_file()
+        self.assertEqual((0, ''), (status, err))
+        self.assertIn('sealing keys (newest first): k', out)
+        self.assertIn('digests keyed from digest_key', out)
 
     def test_a_safe_configuration_exits_0(self):
         status, out, err = self.run_keys('check')

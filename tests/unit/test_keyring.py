@@ -16,7 +16,13 @@
 keys derived apart per purpose and project."""
 
 import base64
+import hashlib
+import os
 import unittest
+import uuid
+
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf import hkdf
 
 from heat_k8s.secrecy import keyring
 
@@ -32,9 +38,13 @@ RECORDED = {
                       'b47dccb6374ca1e41866d2ece4850def'}
 # What that release keyed digests from with open_legacy_references off
 # and digest_key unset: sha256(b''), which anyone can compute.
-PUBLIC_ROOT = ('683552b65ab6e3199d836ce1684befa1'
-               '98876ef660b6fc3703e658203247abed')
+PUBLIC_ROOT = ('e3b0c44298fc1c149afbf4c8996fb924'
+               '27ae41e4649b934ca495991b7852b855')
 SAMPLE = 'notgood but just long enough i t'
+
+
+def b64(raw):
+    return base64.urlsafe_b64encode(raw).decode()
 
 
 class ParseTest(unittest.TestCase):
@@ -167,7 +177,7 @@ class GuessableTest(unittest.TestCase):
         token = keyring._fernet(keyring._derive(
             keyring.parse(weak), keyring._info(keyring.SEAL, 'p'))).encrypt(
                 b'value')
-        rotated = keyring.Keyring([KEY, weak], digest=KEY)
+        rotated = keyring.Keyring([KEY, weak], digest=KEY, legacy=AUTH_KEY)
         self.assertEqual(b'value', rotated.opener(kid, 'p').decrypt(token))
         self.assertIsNone(rotated.sealing_problem)
         self.assertEqual(keyring.key_id(keyring.parse(KEY)),
@@ -179,13 +189,67 @@ class GuessableTest(unittest.TestCase):
 
     def test_legacy_references_under_a_published_key_are_a_finding(self):
         ring = keyring.Keyring([KEY], digest=KEY, legacy=SAMPLE)
-        found, = ring.findings()
-        self.assertIn('open_legacy_references', found)
-        self.assertIn('open_legacy_references = false', found)
+        heats, legacy = ring.findings()
+        self.assertIn('open_legacy_references', legacy)
+        self.assertIn('open_legacy_references = false', legacy)
         # They still open, so that they can be resealed.
         self.assertIsNotNone(ring.legacy_opener())
-        self.assertEqual([], keyring.Keyring(
+        self.assertEqual([heats], keyring.Keyring(
             [KEY], digest=KEY, legacy=SAMPLE, open_legacy=False).findings())
+
+    def test_a_guessable_auth_encryption_key_is_always_a_finding(self):
+        # Heat encrypts hidden parameters (an existing Keystone's admin
+        # password among them) with it, whatever keys heat-k8s's digests
+        # and whether references made before key ids still open.
+        made = uuid.uuid1()
+        for legacy, why in (
+                (SAMPLE, "is Heat's published sample key"),
+                ('', 'is empty'),
+                ('q1w2e3r4t5y6u7i8o9p0Q1W2E3R4t5y6',
+                 'is a pattern (runs, repeats or keyboard walks)'),
+                (hashlib.md5(b'heat', usedforsecurity=False).hexdigest(),
+                 'is a digest of a common word'),
+                (made.hex, 'is a uuid'), (str(uuid.uuid4()), 'is a uuid'),
+                (AUTH_KEY[:24], 'is 24 characters; Heat wants 32')):
+            ring = keyring.Keyring([KEY], digest=keyring.generate(),
+                                   legacy=legacy, open_legacy=False)
+            found, = ring.findings()
+            self.assertIn('auth_encryption_key ' + why, found)
+            self.assertIn('set [DEFAULT] auth_encryption_key to 32 random '
+                          'characters (`openssl rand -hex 16`', found)
+            if legacy:
+                self.assertNotIn(legacy, found)
+            # Digests keyed from digest_key are not refused for it.
+            self.assertIsNone(ring.digest_problem)
+
+    def test_a_root_derived_from_public_bytes_is_no_key(self):
+        # The digest root the fallback derived from sha256(b''), and from
+        # Heat's sample keys; the key of references made before key ids
+        # from the same.
+        roots = [b64(hashlib.sha256(public.encode()).digest())
+                 for public in ('', *keyring.SAMPLE_KEYS)]
+        self.assertEqual(b64(bytes.fromhex(PUBLIC_ROOT)), roots[0])
+        roots.append(b64(hkdf.HKDF(
+            algorithm=hashes.SHA256(), length=32, salt=None,
+            info=b'heat-k8s secret references v1').derive(SAMPLE.encode())))
+        for root in roots:
+            ring = keyring.Keyring([KEY], digest=root, legacy=AUTH_KEY)
+            self.assertRefusesDigests(
+                ring, 'digest_key is a key heat-k8s derived from an empty or '
+                'sample auth_encryption_key', 'heat-k8s-keys generate')
+            self.assertNotIn(root, ring.digest_problem)
+            self.assertIn('sealing key 1 is a key heat-k8s derived',
+                          keyring.Keyring([root]).sealing_problem)
+
+    def test_a_key_is_exactly_32_random_bytes(self):
+        for digest, why in (
+                (b64(bytes(range(32))), 'runs or repeats'),
+                (b64(bytes(range(32, 0, -1))), 'runs or repeats'),
+                (b64(os.urandom(48)), 'decodes to 48 bytes; a key is '
+                                      'exactly 32 random bytes')):
+            ring = keyring.Keyring([KEY], digest=digest, legacy=AUTH_KEY)
+            self.assertRefusesDigests(ring, 'digest_key', why,
+                                      'heat-k8s-keys generate')
 
     def test_a_safe_configuration_has_no_findings(self):
         self.assertEqual([], keyring.Keyring(

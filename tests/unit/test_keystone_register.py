@@ -494,7 +494,7 @@ class ExistingKeystoneTest(unittest.TestCase):
 
 class LeastPrivilegeTest(unittest.TestCase):
 
-    def test_no_service_user_is_granted_more_than_service(self):
+    def test_no_service_user_is_granted_more_than_it_needs(self):
         # An admin of the whole Keystone in every service's configuration
         # (and on every compute node) would be an admin of every region.
         granted = {}
@@ -504,6 +504,9 @@ class LeastPrivilegeTest(unittest.TestCase):
                     for line in f:
                         if 'SERVICE_ROLES:' in line:
                             granted[name] = line.split(':', 1)[1].strip()
-        self.assertEqual({'glance.yaml', 'placement.yaml', 'neutron.yaml',
-                          'nova.yaml'}, set(granted))
-        self.assertEqual({'service'}, set(granted.values()))
+        self.assertEqual({'glance.yaml': 'service',
+                          'placement.yaml': 'service',
+                          # Nova's external events, alone: templates/
+                          # neutron.yaml says why.
+                          'neutron.yaml': 'service,admin',
+                          'nova.yaml': 'service'}, granted)

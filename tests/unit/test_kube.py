@@ -453,11 +453,14 @@ class WatchTest(testtools.TestCase):
     def test_what_decides_readiness_is_what_is_watched(self):
         client = kube.Kube(mock.Mock())
         self.assertEqual(client.watch_endpoints, client.watcher_for(
-            kinds.declared('Service').decides))
+            kinds.declared('Service').watches))
         # A claim changes itself as it binds; its StorageClass never does.
         for kind in ('PersistentVolumeClaim', 'Deployment', 'Job'):
             self.assertEqual(client.watch, client.watcher_for(
-                kinds.declared(kind).decides))
+                kinds.declared(kind).watches))
+        # Whatever a kind may declare has its watch.
+        for watched in kinds.Watched:
+            self.assertTrue(callable(client.watcher_for(watched)))
 
     def test_an_unreachable_api_raises_as_a_read_does(self):
         error = self.assertRaises(kube.ApiError, self.watch, (

@@ -14,17 +14,19 @@
 manifest, its admission flags and its storage."""
 
 import os
+import subprocess
 
 import yaml
 
+from heat_k8s import manifests
 from tests.unit.fixtures import load
 from tools.lc.kubernetes import controlplane
 from tools.lc.kubernetes import storage
 
 
 def manifest():
-    with open(controlplane.HARDENING_MANIFEST) as f:
-        return {d['kind']: d for d in yaml.safe_load_all(f) if d}
+    return {d['kind']: d for d in yaml.safe_load_all(
+        manifests.text(controlplane.HARDENING)) if d}
 
 
 def cluster(tmp_path):
@@ -56,6 +58,20 @@ def test_net_raw_is_dropped_outside_kube_system_and_privileged():
              'values': ['kube-system']},
             {'key': 'pod-security.kubernetes.io/enforce', 'operator': 'NotIn',
              'values': ['privileged']}]}
+
+
+def test_the_shipped_manifest_is_applied_as_an_operator_would(
+        tmp_path, monkeypatch):
+    applied = []
+    monkeypatch.setattr(subprocess, 'run', lambda argv, **kw: applied.append(
+        (argv, kw['input'])) or subprocess.CompletedProcess(argv, 0))
+    (tmp_path / 'kubectl').touch(mode=0o755)
+    cluster(tmp_path).apply_manifest(controlplane.HARDENING)
+    [(argv, stdin)] = applied
+    assert argv[1:] == ['--kubeconfig=' + str(tmp_path / 'kubeconfig'),
+                        'apply', '--server-side', '--field-manager=localcloud',
+                        '-f', '-']
+    assert stdin == manifests.text('hardening')
 
 
 def test_the_apiserver_denies_external_ips(tmp_path):

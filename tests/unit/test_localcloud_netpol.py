@@ -12,13 +12,15 @@
 
 """The local cloud's NetworkPolicy: the node's hook to the controller, the
 controller's rights, its flags for the shipped project isolation, and that
-isolation (etc/project-isolation.yaml) as the API server reads it."""
+isolation (heat-k8s-configure manifests isolation) as the API server reads
+it."""
 
 
 import os
 
 import yaml
 
+from heat_k8s import manifests
 from tools.lc.kubernetes import controlplane
 from tools.lc.kubernetes import netpol
 from tools.lc.kubernetes import node_host
@@ -82,9 +84,13 @@ def test_argv_names_the_node_queue_and_kubeconfig():
                     '--hostname-override=node-0', '--nfqueue-id=100']
 
 
+def _shipped(name):
+    return {d['kind']: d for d in yaml.safe_load_all(manifests.text(name))
+            if d}
+
+
 def _isolation():
-    with open(netpol.ISOLATION_FILE) as f:
-        return yaml.safe_load(f)
+    return _shipped(netpol.ISOLATION)['BaselineAdminNetworkPolicy']
 
 
 def test_the_shipped_isolation_is_the_one_baseline():
@@ -138,6 +144,44 @@ def test_isolation_args_enforce_the_baseline_and_the_default():
                     '--project-namespaces=p=y',
                     '--shared-namespaces=heat-k8s.io/shared=true',
                     '--own-pods-policy=allow-same-namespace']
+
+
+def test_the_shipped_own_pods_policy_is_the_controllers_default():
+    # What the controller gives each namespace (isolation_args' flags).
+    policy = _shipped('own-pods')['NetworkPolicy']
+    assert policy['metadata']['name'] == netpol.OWN_PODS_POLICY
+    assert 'namespace' not in policy['metadata']   # any project's
+    assert policy['spec'] == {
+        'podSelector': {}, 'policyTypes': ['Ingress'],
+        'ingress': [{'from': [
+            # A compute node's pods are admitted only by what serves them.
+            {'podSelector': {'matchExpressions': [
+                {'key': 'heat-k8s.io/privileged',
+                 'operator': 'DoesNotExist'}]}},
+            {'namespaceSelector': {'matchLabels': {
+                netpol.SHARED_LABEL: 'true'}}}]}]}
+
+
+def test_apply_installs_the_crd_then_the_shipped_isolation(monkeypatch):
+    calls = []
+
+    class Cluster:
+        def request(self, method, path, body=None, content_type=None):
+            calls.append((method, path.split('?')[0]))
+            if path == netpol.BASELINE:
+                return _isolation()
+            return {'status': {'conditions': [
+                {'type': 'Established', 'status': 'True'}]}}
+
+        def apply_manifest(self, name):
+            calls.append(('apply', name))
+
+    monkeypatch.setattr(netpol, '_crd_file', lambda: os.devnull)
+    subject = netpol.apply(Cluster(), lambda check, what: check())
+    assert subject == _isolation()['spec']['subject']['namespaces']
+    crd = netpol.CRD + netpol.BASELINE_CRD
+    assert calls[-4:] == [('PATCH', crd), ('GET', crd),
+                          ('apply', 'isolation'), ('GET', netpol.BASELINE)]
 
 
 def test_crd_established_reads_its_condition():

@@ -151,3 +151,19 @@ def test_the_hosts_are_the_statefulsets_pod_names():
     assert _evaluate(hosts, {'n': 2, 'name': 'nova-compute'}) == [
         'nova-compute-0', 'nova-compute-1']
     assert _evaluate(hosts, {'n': 0, 'name': 'nova-compute'}) == []
+
+
+def test_its_pods_tolerate_their_roles_dedicated_nodes_only():
+    # A node given to the role is tainted heat-k8s.io/dedicated=<role>;
+    # nothing else, and no other role's nodes.
+    pod = _pod()
+    condition, tolerations, without = pod['tolerations']['if']
+    assert condition == 'has_placement'
+    assert tolerations == [{'key': 'heat-k8s.io/dedicated',
+                            'operator': 'Equal',
+                            'value': {'get_param': 'placement'},
+                            'effect': 'NoSchedule'}]
+    assert without == []
+    spec = _template()['resources']['statefulset']['properties']['spec']
+    assert spec['template']['spec']['tolerations'] == {
+        'get_attr': ['pod', 'value', 'tolerations']}

@@ -83,7 +83,6 @@ class ProgressTest(heat_harness.KubernetesTestCase):
         cluster = RecordedCluster(statuses, lambda: resource_objects.Resource
                                   .get_obj(rsrc.context, rsrc.id))
         rsrc._kube = lambda props=None: cluster
-        rsrc._check_writable = lambda manifest: None
         return rsrc, cluster
 
     def _events(self, rsrc):

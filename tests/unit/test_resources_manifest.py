@@ -290,7 +290,7 @@ class SecretHiddenTest(heat_harness.KubernetesTestCase):
         rsrc._update_stored_properties()
         frozen = rsrc.frozen_definition().properties(
             rsrc.properties_schema, rsrc.context)
-        error = self.assertRaises(exception.Error, rsrc._apply,
+        error = self.assertRaises(exception.Error, rsrc.object.apply,
                                   rsrc.manifest(frozen))
         self.assertIn('does not store the values', str(error))
 

@@ -82,7 +82,7 @@ class ReasonTest(heat_harness.KubernetesTestCase):
         self.assertIn(PLAIN, reason)   # what is at stake
         manifest = rsrc.manifest(rsrc.properties, owned=False,
                                  content=False)
-        return str(self.assertRaises(exception.Error, rsrc._answer, check,
+        return str(self.assertRaises(exception.Error, rsrc.waits.answer, check,
                                      manifest=manifest))
 
     def assertRedacted(self, reason):
@@ -120,7 +120,8 @@ class ReasonTest(heat_harness.KubernetesTestCase):
             'containers': fake.obj['spec']['containers']}
         manifest = rsrc.manifest(rsrc.properties, owned=False,
                                  content=False)
-        self.assertEqual('any text', rsrc.redacted('any text', manifest))
+        self.assertEqual('any text', rsrc.object.redacted('any text',
+                                                      manifest))
         self.assertEqual([], fake.reads)
 
 

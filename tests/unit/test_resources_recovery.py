@@ -27,7 +27,7 @@ from oslo_config import cfg
 
 from heat_k8s.client import kube
 from heat_k8s.kinds import labels
-from heat_k8s.kinds import readiness
+from heat_k8s.resources.shared import handle
 from tests.unit.heat_harness import deployment
 from tests.unit.heat_harness import template
 
@@ -63,7 +63,7 @@ class FakeKube(object):
     def watch(self, obj, seconds):
         return iter(())  # the watch ended with no change
 
-    def watcher_for(self, deciding):
+    def watcher_for(self, watched):
         return self.watch
 
 
@@ -294,7 +294,10 @@ class AbandonTest(heat_harness.KubernetesTestCase):
         rsrc.store()
         rsrc.resource_id_set(UID)
         rsrc.applied = []
-        rsrc._apply = rsrc.applied.append   # records what would be written
+        # Records what would be written.
+        self.patchobject(handle.ObjectHandle, 'apply', autospec=True,
+                         side_effect=lambda _, manifest:
+                         rsrc.applied.append(manifest))
         return rsrc
 
     def test_export_writes_nothing(self):
@@ -327,11 +330,11 @@ class WaitSettingsTest(heat_harness.KubernetesTestCase):
             cfg.CONF.set_override(name, value, group='kubernetes')
         rsrc = self._resource(FakeKube())
         manifest = rsrc.manifest(rsrc.properties)
-        settings = rsrc._awaiter(manifest, rsrc.properties).settings
-        self.assertEqual(({readiness.PENDING: 42, readiness.IMAGE_PULL: 7},
-                          3, 4, 2),
-                         (settings.graces, settings.hold_seconds,
+        settings = rsrc.waits.awaiter(manifest, rsrc.properties).settings
+        self.assertEqual((42, 7, 3, 4, 2),
+                         (settings.pending_grace, settings.image_pull_grace,
+                          settings.ready_hold_seconds,
                           settings.crash_restarts, settings.watch_seconds))
-        self.assertEqual(0, rsrc._awaiter(manifest, rsrc.properties,
+        self.assertEqual(0, rsrc.waits.awaiter(manifest, rsrc.properties,
                                           watched=False).settings
                          .watch_seconds)

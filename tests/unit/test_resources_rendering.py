@@ -262,7 +262,8 @@ class SecretRenderTest(heat_harness.KubernetesTestCase):
         manifest = rsrc.manifest(frozen)
         self.assertTrue(manifest['stringData']['app.conf'].startswith(
             '<redacted:'))
-        error = self.assertRaises(exception.Error, rsrc._apply, manifest)
+        error = self.assertRaises(exception.Error, rsrc.object.apply,
+                                  manifest)
         self.assertIn('does not store the values', str(error))
 
     def test_the_checksum_covers_rendered_content_and_is_keyed(self):
@@ -272,7 +273,7 @@ class SecretRenderTest(heat_harness.KubernetesTestCase):
                                 values={'pw': password})
             with mock.patch.object(type(rsrc), '_kube',
                                    return_value=fake_kube()):
-                rsrc._apply(rsrc.manifest(rsrc.properties))
+                rsrc.object.apply(rsrc.manifest(rsrc.properties))
             checksums.append(rsrc.data()['checksum'])
         self.assertNotEqual(checksums[0], checksums[1])
         self.assertEqual(checksums[1], checksums[2])

@@ -33,6 +33,7 @@ from heat_k8s import kinds
 from heat_k8s.kinds import readiness
 from heat_k8s.kinds import steadiness
 from heat_k8s.waiting import awaiter
+from heat_k8s.waiting import policy
 from tests.unit.fixtures import load
 
 HOLD = 5
@@ -76,8 +77,8 @@ class Replay:
                  if 'at' in self.current else latest_stamp(self.current))
         self.wall = first + datetime.timedelta(seconds=late)
         self.waiter = awaiter.Awaiter(
-            self, awaiter.Settings(watch_seconds=0, hold_seconds=hold,
-                                   crash_restarts=limit),
+            self, policy.Settings(watch_seconds=0, ready_hold_seconds=hold,
+                                  crash_restarts=limit),
             clock=self.clock, now=self.now)
         self.wait = awaiter.Wait.start(seconds, timeout=seconds,
                                        clock=self.clock)

@@ -28,8 +28,8 @@ import pytest
 
 from heat_k8s import kinds
 from heat_k8s.client import apierrors
-from heat_k8s.kinds import readiness
 from heat_k8s.waiting import awaiter
+from heat_k8s.waiting import policy
 from tests.unit.fixtures import load
 
 READY = awaiter.READY
@@ -109,7 +109,7 @@ class Cluster:
 
     def awaiter(self, watching=True, name='Pod demo/unready'):
         self.name = name
-        return awaiter.Awaiter(self, awaiter.Settings(
+        return awaiter.Awaiter(self, policy.Settings(
             watch_seconds=WATCH_SECONDS if watching else 0,
             poll_interval_max=POLL_INTERVAL_MAX), name='unready',
             clock=self.clock)
@@ -197,7 +197,7 @@ def test_an_image_that_cannot_be_pulled_fails_after_the_grace():
     waiting = cluster.awaiter(watching=False)
     # Too early to look closer: its pods are not read, it just waits.
     assert isinstance(waiting.ready(wait), PollAgain)
-    clock.now += awaiter.LOOK_CLOSER_AFTER
+    clock.now += policy.LOOK_CLOSER_AFTER
     assert isinstance(waiting.ready(wait), PollAgain)
     clock.now += 59
     assert isinstance(waiting.ready(wait), PollAgain)
@@ -218,7 +218,7 @@ def test_an_image_pulled_within_the_grace_starts_the_grace_again():
         load('pod_image_missing'), load('pod_image_missing')])
     wait = start(clock)
     waiting = cluster.awaiter(watching=False)
-    clock.now += awaiter.LOOK_CLOSER_AFTER
+    clock.now += policy.LOOK_CLOSER_AFTER
     for _ in range(3):
         assert isinstance(waiting.ready(wait), PollAgain)
         clock.now += 40
@@ -234,8 +234,8 @@ def test_a_pod_no_node_takes_fails_after_its_grace_in_the_schedulers_words():
     cluster = Cluster(clock, reads=[load('pod_unschedulable')] * 4)
     wait = start(clock)
     waiting = cluster.awaiter(watching=False)
-    grace = awaiter.Settings().graces[readiness.PENDING]
-    clock.now += awaiter.LOOK_CLOSER_AFTER
+    grace = policy.Settings().pending_grace
+    clock.now += policy.LOOK_CLOSER_AFTER
     assert isinstance(waiting.ready(wait), PollAgain)
     clock.now += grace - 1
     assert isinstance(waiting.ready(wait), PollAgain)
@@ -253,10 +253,10 @@ def test_each_stuck_wait_gets_its_own_grace():
     clock = Clock()
     cluster = Cluster(clock, reads=[load('pod_image_missing')] * 2)
     wait = start(clock)
-    waiting = awaiter.Awaiter(cluster, awaiter.Settings(
-        watch_seconds=0, graces={readiness.IMAGE_PULL: 30,
-                                 readiness.PENDING: 300}), clock=clock)
-    clock.now += awaiter.LOOK_CLOSER_AFTER
+    waiting = awaiter.Awaiter(cluster, policy.Settings(
+        watch_seconds=0, image_pull_grace=30, pending_grace=300),
+        clock=clock)
+    clock.now += policy.LOOK_CLOSER_AFTER
     assert isinstance(waiting.ready(wait), PollAgain)
     clock.now += 30
     with pytest.raises(awaiter.Failed):
@@ -364,7 +364,7 @@ def test_a_403_after_an_apiserver_restart_is_retried_while_rbac_warms_up():
     waiting = cluster.awaiter()
     for _ in range(3):
         assert isinstance(waiting.ready(wait), PollAgain)
-        clock.now += awaiter.FORBIDDEN_GRACE / 3 - 1
+        clock.now += policy.FORBIDDEN_GRACE / 3 - 1
     assert waiting.ready(wait) is READY
     assert wait.forbidden_since is None
 
@@ -376,7 +376,7 @@ def test_a_403_that_lasts_past_the_grace_stands():
     wait = start(clock)
     waiting = cluster.awaiter()
     assert waiting.ready(wait) == PollAgain(1)
-    clock.now += awaiter.FORBIDDEN_GRACE - 1
+    clock.now += policy.FORBIDDEN_GRACE - 1
     assert isinstance(waiting.ready(wait), PollAgain)
     clock.now += 1
     with pytest.raises(apierrors.ApiError) as raised:

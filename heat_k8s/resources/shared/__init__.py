@@ -14,17 +14,22 @@
 
 """What the resource types are built from; none of it is a type itself.
 
-``base`` is Heat's lifecycle for every Kubernetes type (create, update,
-delete, check, suspend, adopt) in lifecycle order; its mixins say what the
-object is (``manifest``: name, namespace, manifest, validation) and read
-and wait for it (``live``: verdict, attributes, observe reality, the edge
-to ``heat_k8s.waiting``). ``common`` has the properties and attributes
-every type shares. ``sensitive`` (hidden property values), ``literal``
-(checks at `template validate`), ``templated`` (files rendered from
-templates) and ``references`` (the references_only property) serve the
-types that need them. ``anyobject`` is any object given as a whole
-manifest: what OS::Kubernetes::Resource (``generic``) is, and what
-``members`` makes of each object of OS::Kubernetes::Objects.
+``base`` is Heat's lifecycle for every Kubernetes type in one class to
+read top to bottom (KubernetesResource, on KubernetesBase): what the
+object is, its manifest, readiness and checks, then create, update,
+delete, check, suspend, adopt and show, in that order. It holds two
+collaborators with a small interface each: ``handle`` (``self.object``:
+the object in its cluster, read, written, deleted, its events and pods,
+messages redacted) and ``waits`` (``self.waits``: the edge to
+``heat_k8s.waiting`` in Heat's terms), and calls ``checks`` (the offline
+checks of one object), ``literal`` (checks at `template validate`, on the
+values known there) and ``sensitive`` (hidden property values as
+fingerprints). ``common`` has the properties and attributes every type
+shares; ``templated`` (files rendered from templates) and ``references``
+(the references_only property) serve the types that need them.
+``anyobject`` is any object given as a whole manifest: what
+OS::Kubernetes::Resource (``generic``) is, and what ``members`` makes of
+each object of OS::Kubernetes::Objects.
 
 It imports Heat and the layers below (``kinds``, ``client``,
 ``waiting``, ``rendering``, ``secrecy``), never a resource type.

@@ -93,13 +93,29 @@ def known_properties(rsrc):
          for key in schema})
 
 
+def checks_template(stack):
+    """Whether `template validate` checks the stack's resources' known
+    values: Heat is not strict there. A nested stack validated with its
+    parent gets parameters made of the parent's placeholders (an attribute
+    not there yet is None): its resources are checked when it is created,
+    strictly."""
+    return not stack.strict_validate and not stack.nested_depth
+
+
+def checked_properties(rsrc):
+    """The properties as the current validation sees them."""
+    if rsrc.stack.strict_validate:
+        return rsrc.properties
+    return known_properties(rsrc)
+
+
 class CheckedBeforeCreate(object):
     """Mixin: validate_properties(props) runs however Heat validates.
 
     A class defines validate_properties(props): offline checks that raise
     StackValidationFailed. They run in validate() on the resolved
     properties when Heat is strict, else in validate_template() on
-    known_properties().
+    known_properties(). (KubernetesBase states the same hooks itself.)
     """
 
     def validate(self):
@@ -110,18 +126,9 @@ class CheckedBeforeCreate(object):
 
     def validate_template(self):
         result = super().validate_template()
-        # A nested stack validated with its parent gets parameters made of
-        # the parent's placeholders (an attribute not there yet is None):
-        # its resources are checked when it is created, strictly.
-        if not self.stack.strict_validate and not self.stack.nested_depth:
+        if checks_template(self.stack):
             self.validate_properties(known_properties(self))
         return result
-
-    def checked_properties(self):
-        """The properties as the current validation sees them."""
-        if self.stack.strict_validate:
-            return self.properties
-        return known_properties(self)
 
     def validate_properties(self, props):
         """Offline checks of these properties."""

@@ -64,8 +64,7 @@ class Member(anyobject.AnyObject):
         return {}  # names are always given: nothing stored decides them
 
     def identity(self):
-        return objectset.identity(self.manifest(self.properties, owned=False,
-                                                content=False))
+        return objectset.identity(self.object.locator())
 
     def _invalid(self, message, prop=None):
         if prop == NAMESPACE:
@@ -118,8 +117,7 @@ def attempt(step, task):
         return step(task)
     except awaiter.Failed as exc:
         member = task.member
-        return member.redacted(str(exc), member.manifest(
-            member.properties, owned=False, content=False))
+        return member.object.redacted(str(exc), member.object.locator())
     except (kube_mod.ApiError, exception.Error) as exc:
         return '%s: %s' % (task.member.describe(), exc)
 

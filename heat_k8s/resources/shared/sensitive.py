@@ -137,58 +137,72 @@ class PlainProperties(dict):
         return self.get(key)
 
 
+def refuse_unkeyed(rsrc):
+    """At stack create and update, before anything is written: a resource
+    with sensitive properties is refused when digests would be keyed from
+    a key anyone could compute."""
+    problem = rsrc.sensitive_properties and keyring().digest_problem
+    if problem:
+        raise exception.StackValidationFailed(message='%s: heat-k8s '
+                                              'cannot key digests: %s'
+                                              % (rsrc.name, problem))
+
+
+def fingerprinted(rsrc, props):
+    """props with the resource's sensitive values as fingerprints."""
+    if not rsrc.sensitive_properties:
+        return props
+    return PlainProperties(fingerprint_values(
+        rsrc, {key: props[key] for key in props}))
+
+
+def fingerprint_values(rsrc, data):
+    """data (a dict of properties) with each of the resource's sensitive
+    maps' values, or sensitive value, replaced by fingerprints, in place.
+    """
+    for prop in rsrc.sensitive_properties:
+        if isinstance(data.get(prop), dict):
+            data[prop] = {k: fingerprint(v, rsrc.stack.tenant_id)
+                          for k, v in data[prop].items()}
+        elif data.get(prop):
+            data[prop] = fingerprint(data[prop], rsrc.stack.tenant_id)
+    return data
+
+
+def preview(rsrc):
+    """What `stack create --dry-run` shows of the resource: a copy whose
+    secret values are fingerprints."""
+    if not rsrc.sensitive_properties:
+        return rsrc
+    shown = object.__new__(type(rsrc))  # Resource.__new__ wants a stack
+    shown.__dict__.update(rsrc.__dict__)
+    shown.properties = fingerprinted(rsrc, rsrc.properties)
+    # Heat finds a resource's dependents by identity (hash is id()).
+    shown.required_by = rsrc.required_by
+    return shown
+
+
 class Fingerprinted(object):
     """Mixin for resources: sensitive_properties are stored fingerprinted.
 
     A listed map property has its values (not its keys) replaced; any
-    other listed property, its value.
+    other listed property, its value. (KubernetesResource states the same
+    hooks itself.)
     """
 
     sensitive_properties = ()
 
     def validate(self):
         result = super().validate()
-        # At stack create and update, before anything is written: digests
-        # keyed from a key anyone could compute are refused.
-        problem = self.sensitive_properties and keyring().digest_problem
-        if problem:
-            raise exception.StackValidationFailed(message='%s: heat-k8s '
-                                                  'cannot key digests: %s'
-                                                  % (self.name, problem))
+        refuse_unkeyed(self)
         return result
 
-    def _fingerprinted(self, props):
-        if not self.sensitive_properties:
-            return props
-        return PlainProperties(self._fingerprint_values(
-            {key: props[key] for key in props}))
-
     def preview(self):
-        # `stack create --dry-run` shows resolved properties: a copy whose
-        # secret values are fingerprints stands in for this resource.
-        if not self.sensitive_properties:
-            return self
-        shown = object.__new__(type(self))  # Resource.__new__ wants a stack
-        shown.__dict__.update(self.__dict__)
-        shown.properties = self._fingerprinted(self.properties)
-        # Heat finds a resource's dependents by identity (hash is id()).
-        shown.required_by = self.required_by
-        return shown
+        return preview(self)
 
     def _update_stored_properties(self):
         # Heat stores resolved properties and shows them in events; secret
         # values are replaced by fingerprints before they are stored.
         super()._update_stored_properties()
         if self._stored_properties_data:
-            self._fingerprint_values(self._stored_properties_data)
-
-    def _fingerprint_values(self, data):
-        """data (a dict of properties) with each sensitive map's values
-        replaced by fingerprints, in place."""
-        for prop in self.sensitive_properties:
-            if isinstance(data.get(prop), dict):
-                data[prop] = {k: fingerprint(v, self.stack.tenant_id)
-                              for k, v in data[prop].items()}
-            elif data.get(prop):
-                data[prop] = fingerprint(data[prop], self.stack.tenant_id)
-        return data
+            fingerprint_values(self, self._stored_properties_data)

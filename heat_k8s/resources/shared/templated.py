@@ -14,6 +14,11 @@
 
 """Files rendered from Jinja2 templates into a ConfigMap's or Secret's data.
 
+A kind that renders declares where the files go (rendered_key) and which
+properties hold its literal data (literal_properties); its schema takes
+properties_schema(), and KubernetesResource renders (rendered_body) and
+checks (validate) through the functions here.
+
 The properties templates, values, value_overrides and ini_overrides feed
 heat_k8s.rendering; the files rendered join the literal data in the
 object. They are rendered at `template validate` when every input is
@@ -162,69 +167,67 @@ def input_error(props):
     return None
 
 
-class Templated(object):
-    """Mixin for KubernetesResource kinds whose data may be rendered.
+def rendered_body(rsrc, props, comparable=False):
+    """{rsrc.rendered_key: files} rendered from the properties, or {}
+    without templates. comparable, or an input stored as a fingerprint:
+    a fingerprint of each file's inputs stands in for its content. When
+    the kind has sensitive_properties (a Secret), the rendered content is
+    as secret as they are: errors are redacted and quote no rendered
+    text."""
+    templates = props[TEMPLATES]
+    if not templates:
+        return {}
+    if comparable or _stored_only(rsrc, props):
+        return {rsrc.rendered_key: _stand_ins(rsrc, props)}
+    files, error = render(props, bool(rsrc.sensitive_properties))
+    if error is not None:
+        raise exception.Error('%s: %s' % (
+            error.source,
+            error_message(error, props, rsrc.sensitive_properties)))
+    return {rsrc.rendered_key: files}
 
-    A kind declares where the files go and which properties hold its
-    literal data; the properties come from properties_schema(). When the
-    kind has sensitive_properties (a Secret), the rendered content is as
-    secret as they are: errors are redacted and quote no rendered text.
-    """
 
-    rendered_key = None        # manifest key the files go into
-    literal_properties = ()    # properties whose keys a file may not reuse
+def validate(rsrc, props):
+    """The offline checks of the rendering properties: keys, no key both
+    rendered and literal (rsrc.literal_properties), well-formed inputs,
+    and the files rendered when every input is known."""
+    templates = props[TEMPLATES] or {}
+    for name in templates:
+        problems = fieldrules.config_key_problems(name)
+        if problems:
+            raise rsrc._invalid('templates: %r is not a valid key: %s'
+                                % (name, '; '.join(problems)), TEMPLATES)
+        for prop in rsrc.literal_properties:
+            if name in (props[prop] or {}):
+                raise rsrc._invalid(
+                    'templates: %r is also a key of %s: a key is '
+                    'either rendered or literal' % (name, prop),
+                    TEMPLATES)
+    problem = input_error(props)
+    if problem:
+        raise rsrc._invalid(*problem)
+    if not templates or not known(props):
+        return   # a value known only once other resources exist
+    error = render(props, bool(rsrc.sensitive_properties))[1]
+    if error is not None:
+        raise rsrc._invalid(
+            error_message(error, props, rsrc.sensitive_properties),
+            error.source)
 
-    def rendered_body(self, props, comparable=False):
-        templates = props[TEMPLATES]
-        if not templates:
-            return {}
-        if comparable or self._stored_only(props):
-            return {self.rendered_key: self._stand_ins(props)}
-        files, error = render(props, bool(self.sensitive_properties))
-        if error is not None:
-            raise exception.Error('%s: %s' % (
-                error.source,
-                error_message(error, props, self.sensitive_properties)))
-        return {self.rendered_key: files}
 
-    def _stored_only(self, props):
-        """True when an input is a fingerprint: nothing can be rendered."""
-        return any(sensitive.is_fingerprint(value)
-                   for prop in RENDER_INPUTS
-                   if prop in self.sensitive_properties
-                   for value in (props[prop] or {}).values())
+def _stored_only(rsrc, props):
+    """True when an input is a fingerprint: nothing can be rendered."""
+    return any(sensitive.is_fingerprint(value)
+               for prop in RENDER_INPUTS
+               if prop in rsrc.sensitive_properties
+               for value in (props[prop] or {}).values())
 
-    def _stand_ins(self, props):
-        """A fingerprint of each file's inputs, in place of its content."""
-        shared = {prop: props[prop] for prop in (VALUES, VALUE_OVERRIDES)}
-        ini = props[INI_OVERRIDES] or {}
-        return {name: sensitive.fingerprint(dict(
-                    shared, template=text, ini_overrides=ini.get(name)),
-                    self.stack.tenant_id)
-                for name, text in props[TEMPLATES].items()}
 
-    def validate_body(self, props):
-        super().validate_body(props)
-        templates = props[TEMPLATES] or {}
-        for name in templates:
-            problems = fieldrules.config_key_problems(name)
-            if problems:
-                raise self._invalid('templates: %r is not a valid key: %s'
-                                    % (name, '; '.join(problems)),
-                                    TEMPLATES)
-            for prop in self.literal_properties:
-                if name in (props[prop] or {}):
-                    raise self._invalid(
-                        'templates: %r is also a key of %s: a key is '
-                        'either rendered or literal' % (name, prop),
-                        TEMPLATES)
-        problem = input_error(props)
-        if problem:
-            raise self._invalid(*problem)
-        if not templates or not known(props):
-            return   # a value known only once other resources exist
-        error = render(props, bool(self.sensitive_properties))[1]
-        if error is not None:
-            raise self._invalid(
-                error_message(error, props, self.sensitive_properties),
-                error.source)
+def _stand_ins(rsrc, props):
+    """A fingerprint of each file's inputs, in place of its content."""
+    shared = {prop: props[prop] for prop in (VALUES, VALUE_OVERRIDES)}
+    ini = props[INI_OVERRIDES] or {}
+    return {name: sensitive.fingerprint(dict(
+                shared, template=text, ini_overrides=ini.get(name)),
+                rsrc.stack.tenant_id)
+            for name, text in props[TEMPLATES].items()}

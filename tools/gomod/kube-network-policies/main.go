@@ -18,7 +18,7 @@
 // to its netfilter queue (tools/lc/kubernetes/netpol.py says why iptables).
 //
 // It also enforces the BaselineAdminNetworkPolicy (the operator's project
-// isolation, etc/project-isolation.yaml) and gives every project namespace,
+// isolation, heat_k8s/manifests/project-isolation.yaml) and gives every project namespace,
 // present and future, the NetworkPolicy that admits its own pods: the
 // baseline refuses project namespaces to each other, its own included, and
 // a NetworkPolicy of the namespace (this default, or the members' own)
@@ -56,9 +56,13 @@ import (
 
 // ownPodsPolicy is the NetworkPolicy a project namespace starts with: its
 // pods admit connections from pods of the same namespace and of the shared
-// namespaces.
+// namespaces, as heat_k8s/manifests/own-pods-policy.yaml says, but from
+// the namespace's privileged pods (a compute node hosting guests), which
+// only the services that serve them admit.
 func ownPodsPolicy(name string, shared *metav1.LabelSelector) *networkingv1.NetworkPolicy {
-	from := []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{}}}
+	unprivileged := &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+		Key: "heat-k8s.io/privileged", Operator: metav1.LabelSelectorOpDoesNotExist}}}
+	from := []networkingv1.NetworkPolicyPeer{{PodSelector: unprivileged}}
 	if shared != nil {
 		from = append(from, networkingv1.NetworkPolicyPeer{NamespaceSelector: shared})
 	}

@@ -20,6 +20,7 @@ import subprocess
 import urllib.error
 import urllib.request
 
+from heat_k8s import manifests
 from tools.lc import fetch
 from tools.lc import paths
 from tools.lc import procs
@@ -71,9 +72,9 @@ ADMISSION_CONFIG = {
                        'namespaces': ['kube-system']}}}],
 }
 # What the install guide asks of an operator's cluster: project pods
-# without NET_RAW (applied with kubectl, as an operator would).
-HARDENING_MANIFEST = os.path.join(paths.REPO_DIR, 'etc',
-                                  'cluster-hardening.yaml')
+# without NET_RAW (a manifest of heat_k8s.manifests, applied with kubectl
+# as an operator would).
+HARDENING = 'hardening'
 # Extra authentication flags for the apiserver (the Keystone webhook).
 WEBHOOK_FLAGS_FILE = 'apiserver-extra-flags.json'
 
@@ -313,15 +314,17 @@ class Cluster(object):
         with fetch.urlopen(url, timeout=2) as resp:
             return json.loads(resp.read()).get('health') == 'true'
 
-    def apply_manifest(self, path):
-        """kubectl apply --server-side of an operator's manifest."""
+    def apply_manifest(self, name):
+        """kubectl apply --server-side of a manifest heat-k8s ships
+        (`heat-k8s-configure manifests NAME`), as an operator applies it."""
         result = subprocess.run(
             [self.binary('kubectl'), '--kubeconfig=' + self.kubeconfig,
              'apply', '--server-side', '--field-manager=localcloud',
-             '-f', path], capture_output=True, text=True, timeout=60)
+             '-f', '-'], input=manifests.text(name), capture_output=True,
+            text=True, timeout=60)
         if result.returncode:
-            raise RuntimeError('kubectl apply -f %s: %s' % (
-                path, result.stderr.strip()))
+            raise RuntimeError('kubectl apply of the %s manifest: %s' % (
+                name, result.stderr.strip()))
 
     def apply_nodes(self):
         for name, role in sorted(NODES.items()):
@@ -367,7 +370,7 @@ class Cluster(object):
         procs.wait_for(self.readyz, 'kube-apiserver /readyz', timeout,
                        'kube-apiserver', self.state_dir)
         # Before any pod: the policies admission applies to every pod.
-        self.apply_manifest(HARDENING_MANIFEST)
+        self.apply_manifest(HARDENING)
         for name in COMPONENTS[2:]:
             self.start(name)
         self.apply_nodes()

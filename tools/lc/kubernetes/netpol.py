@@ -34,11 +34,12 @@ fails closed, as upstream does without `--fail-open`.
 
 Projects are isolated by the cluster, not by the cloud's setup: the
 controller enforces the BaselineAdminNetworkPolicy the product ships
-(etc/project-isolation.yaml: project namespaces refused to each other both
-ways), and our main gives every project namespace, including those
-k8s-keystone-auth's syncer creates later, the NetworkPolicy admitting its
-own pods and the shared namespaces' (a baseline has no "same namespace"
-peer; a namespace's NetworkPolicy takes precedence over it).
+(heat_k8s/manifests/project-isolation.yaml: project namespaces refused to
+each other both ways), and our main gives every project namespace,
+including those k8s-keystone-auth's syncer creates later, the NetworkPolicy
+admitting its own pods and the shared namespaces' (a baseline has no "same
+namespace" peer; a namespace's NetworkPolicy takes precedence over it:
+heat_k8s/manifests/own-pods-policy.yaml is the same policy).
 """
 
 import json
@@ -55,8 +56,8 @@ QUEUE_ID = 100
 USER = 'system:kube-network-policies'
 RBAC = 'rbac.authorization.k8s.io'
 LABELS = {'app.kubernetes.io/managed-by': 'localcloud'}
-ISOLATION_FILE = os.path.join(paths.REPO_DIR, 'etc',
-                              'project-isolation.yaml')
+# The shipped isolation (heat_k8s.manifests), applied as an operator would.
+ISOLATION = 'isolation'
 # Namespaces an operator opens to every project (a shared ingress).
 SHARED_LABEL = 'heat-k8s.io/shared'
 # What every project namespace starts with (created by the controller).
@@ -188,5 +189,5 @@ def apply(cluster, wait_for):
     _apply_file(cluster, CRD + BASELINE_CRD, _crd_file())
     wait_for(lambda: crd_established(
         cluster.request('GET', CRD + BASELINE_CRD)), BASELINE_CRD)
-    _apply_file(cluster, BASELINE, ISOLATION_FILE)
+    cluster.apply_manifest(ISOLATION)
     return cluster.request('GET', BASELINE)['spec']['subject']['namespaces']
