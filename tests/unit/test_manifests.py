@@ -107,6 +107,12 @@ def test_the_wheel_holds_them(tmp_path):
          '--no-build-isolation', '-q', '-w', str(tmp_path / 'dist'),
          str(src)], capture_output=True, text=True,
         env=dict(os.environ, PBR_VERSION='0.0.0'))
+    if built.returncode and (
+            "No module named 'pkg_resources'" in built.stderr):
+        # A series' pbr with a setuptools that dropped pkg_resources
+        # (py3-2025.2's) builds nothing: the newest series builds it.
+        pytest.skip("this environment's pbr imports pkg_resources, which "
+                    'its setuptools no longer has')
     assert built.returncode == 0, built.stdout + built.stderr
     [wheel] = (tmp_path / 'dist').iterdir()
     with zipfile.ZipFile(wheel) as z:
