@@ -18,17 +18,14 @@ snapshot of openstack/devstack is here (tools/devstack/snapshots.py). The
 cluster is a loopback TLS server (curl checks it for real) and a fake
 kubectl. tests/devstack runs the plugin in a real devstack."""
 
-import http.server
 import os
 import re
 import shlex
 import shutil
 import socket
-import ssl
 import subprocess
 import sys
 import tempfile
-import threading
 import unittest
 
 from heat_k8s import manifests
@@ -94,8 +91,31 @@ def functions_common():
         text=True).stdout
 
 
-def _tls_context(directory):
-    """A self-signed certificate for 127.0.0.1: (server context, CA)."""
+# An API server's anonymous answer over TLS, in a process of its own: in
+# the older series' units Heat's eventlet patching makes a server thread
+# of this process block the whole run.
+TLS_SERVER = """
+import http.server, ssl, sys
+
+class Version(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(403)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Version)
+context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+context.load_cert_chain(sys.argv[1], sys.argv[2])
+server.socket = context.wrap_socket(server.socket, server_side=True)
+print(server.server_port, flush=True)
+server.serve_forever()
+"""
+
+
+def _certificate(directory):
+    """A self-signed certificate for 127.0.0.1: (its file, its key's)."""
     cert = os.path.join(directory, 'server.crt')
     key = os.path.join(directory, 'server.key')
     subprocess.run(['openssl', 'req', '-x509', '-newkey', 'rsa:2048',
@@ -103,20 +123,16 @@ def _tls_context(directory):
                     '-addext', 'subjectAltName=IP:127.0.0.1',
                     '-keyout', key, '-out', cert],
                    check=True, capture_output=True)
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(cert, key)
-    return context, cert
+    return cert, key
 
 
-class _Version(http.server.BaseHTTPRequestHandler):
-    """An API server's anonymous answer."""
-
-    def do_GET(self):  # noqa: N802
-        self.send_response(403)
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
+def _tls_server(directory):
+    """A server answering with a certificate of its own: (the server's
+    process, its port, the CA file)."""
+    cert, key = _certificate(directory)
+    server = subprocess.Popen([sys.executable, '-c', TLS_SERVER, cert, key],
+                              stdout=subprocess.PIPE, text=True)
+    return server, int(server.stdout.readline()), cert
 
 
 def _closed_port():
@@ -135,19 +151,14 @@ class PhasesTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tls_dir = tempfile.mkdtemp()
-        context, cls.ca_file = _tls_context(cls.tls_dir)
-        cls.server = http.server.ThreadingHTTPServer(('127.0.0.1', 0),
-                                                     _Version)
-        cls.server.socket = context.wrap_socket(cls.server.socket,
-                                                server_side=True)
-        cls.api_url = 'https://127.0.0.1:%d' % cls.server.server_port
-        threading.Thread(target=cls.server.serve_forever,
-                         daemon=True).start()
+        cls.server, port, cls.ca_file = _tls_server(cls.tls_dir)
+        cls.api_url = 'https://127.0.0.1:%d' % port
 
     @classmethod
     def tearDownClass(cls):
-        cls.server.shutdown()
-        cls.server.server_close()
+        cls.server.kill()
+        cls.server.wait()
+        cls.server.stdout.close()
         shutil.rmtree(cls.tls_dir)
 
     def setUp(self):
@@ -478,7 +489,7 @@ class PhasesTest(unittest.TestCase):
                       self.assertStopped(out, 'HEAT_K8S_API_URL=' + url))
 
     def test_a_certificate_the_ca_does_not_sign_stops(self):
-        _context, other_ca = _tls_context(self.dir)
+        other_ca, _key = _certificate(self.dir)
         out = self.stack('post-config', HEAT_K8S_CA_FILE=other_ca,
                          HEAT_K8S_ADMIN_KUBECONFIG='/k/admin')
         self.assertStopped(out, 'HEAT_K8S_API_URL=' + self.api_url,
