@@ -232,29 +232,34 @@ def ensure_region(ks, region):
            'region %s' % region)
 
 
-def adopt_earlier(ks, kind, region, urls):
+def of_kind(ks, kind, region):
+    """The endpoints of `kind` services in region."""
+    ids = {s.id for s in ks.services.list(type=kind)}
+    return [e for e in ks.endpoints.list(region=region)
+            if e.service_id in ids]
+
+
+def adopt_earlier(ks, endpoints, region, urls):
     """Mark what an earlier release registered here: an unmarked endpoint
     at this stack's URL for its interface, in a region that release made
     (its description was LEGACY_MARK; regions were one stack's)."""
     made = [r for r in ks.regions.list() if r.id == region and (
         getattr(r, 'description', None) == LEGACY_MARK)]
-    ids = {s.id for s in ks.services.list(type=kind)}
-    for endpoint in ks.endpoints.list(region=region) if made else ():
-        if (endpoint.service_id in ids and not getattr(
-                endpoint, 'registered_by', None) and
+    for endpoint in endpoints if made else ():
+        if (not getattr(endpoint, 'registered_by', None) and
                 urls.get(endpoint.interface) == endpoint.url):
             ks.endpoints.update(endpoint, registered_by=registered_by())
+            endpoint.registered_by = registered_by()
             print('%s endpoint %s: an earlier release\'s, marked' % (
                 endpoint.interface, endpoint.url))
 
 
-def refuse_others(ks, kind, region):
+def refuse_others(endpoints, kind, region):
     """Fail, naming it, on an endpoint of a `kind` service in region that
     this stack did not register: the catalog would send clients to
     either, and it is not ours to change."""
-    ids = {s.id for s in ks.services.list(type=kind)}
-    for endpoint in ks.endpoints.list(region=region):
-        if endpoint.service_id in ids and not ours(endpoint):
+    for endpoint in endpoints:
+        if not ours(endpoint):
             fail('keystone-register: region %s already lists %s %s '
                  'endpoint %s (%s): kept; name another region'
                  % (region, endpoint.interface, kind, endpoint.id,
@@ -284,8 +289,9 @@ def ensure_catalog(ks):
     # Every refusal before the first change.
     if owner:
         refuse_clear_text(urls['public'])
-        adopt_earlier(ks, kind, region, urls)
-        refuse_others(ks, kind, region)
+        endpoints = of_kind(ks, kind, region)
+        adopt_earlier(ks, endpoints, region, urls)
+        refuse_others(endpoints, kind, region)
     service = find_service(ks)
     if service is None:
         service = ks.services.create(

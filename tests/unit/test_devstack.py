@@ -274,6 +274,13 @@ class PhasesTest(unittest.TestCase):
         return [line for line in out.stdout.splitlines()
                 if line.startswith('[WARNING]')]
 
+    def one_warning(self, phase, **env):
+        """The one warning of a phase that completes."""
+        out = self.stack(phase, **env)
+        self.assertEqual(0, out.returncode, out.stderr)
+        [warning] = self.warnings(out)
+        return warning
+
     def kubectl_calls(self):
         with open(self.argv_log + '.kubectl') as f:
             return f.read().splitlines()
@@ -430,28 +437,24 @@ class PhasesTest(unittest.TestCase):
              "own-pods | kubectl -n <namespace> apply -f -'")
 
     def test_own_pods_it_says_what_a_later_project_needs(self):
-        out = self.stack('post-config', HEAT_K8S_ADMIN_KUBECONFIG='/k/admin')
-        self.assertEqual(0, out.returncode, out.stderr)
-        [warning] = self.warnings(out)
+        warning = self.one_warning('post-config',
+                                   HEAT_K8S_ADMIN_KUBECONFIG='/k/admin')
         self.assertRegex(warning, r'plugin.sh:\d+ the namespaces of '
                          r"today's projects admit their own pods; " +
                          re.escape(self.LATER) + '$')
 
     def test_namespaces_not_by_project_it_says_what_is_left(self):
-        out = self.stack('post-config', HEAT_K8S_ADMIN_KUBECONFIG='/k/admin',
-                         HEAT_K8S_DEFAULT_NAMESPACE='heat-%(project)s')
-        self.assertEqual(0, out.returncode, out.stderr)
-        [warning] = self.warnings(out)
+        warning = self.one_warning(
+            'post-config', HEAT_K8S_ADMIN_KUBECONFIG='/k/admin',
+            HEAT_K8S_DEFAULT_NAMESPACE='heat-%(project)s')
         self.assertRegex(warning, r'plugin.sh:\d+ HEAT_K8S_DEFAULT_NAMESPACE '
                          r'is not the project ID: project namespaces get no '
                          r'NetworkPolicy admitting their own pods here; ' +
                          re.escape(self.LATER) + '$')
 
     def test_without_an_endpoint_it_says_what_is_missing(self):
-        out = self.stack('post-config', HEAT_K8S_API_URL='',
-                         HEAT_K8S_PROJECT_ISOLATION='False')
-        self.assertEqual(0, out.returncode, out.stderr)
-        [warning] = self.warnings(out)
+        warning = self.one_warning('post-config', HEAT_K8S_API_URL='',
+                                   HEAT_K8S_PROJECT_ISOLATION='False')
         self.assertTrue(warning.endswith(
             ' HEAT_K8S_API_URL is not set: no Kubernetes endpoint is '
             'configured or registered; OS::Kubernetes::* resources need '

@@ -281,6 +281,11 @@ class ExistingKeystoneTest(unittest.TestCase):
 
     run_step = RegisterTest.run_step
 
+    def assertNothingLeft(self, ks):  # noqa: N802 (unittest's style)
+        self.assertEqual([], ks.endpoints.items)
+        self.assertEqual([], ks.services.items)
+        self.assertEqual([], ks.regions.items)
+
     def test_registered_then_removed_leaving_the_clouds_own(self):
         ks = FakeKeystone()
         own = the_clouds_own(ks)
@@ -371,9 +376,7 @@ class ExistingKeystoneTest(unittest.TestCase):
         self.assertEqual([('endpoint-registered_by', i) for i in urls],
                          ks.log)
         self.run_step(ks, 'remove-catalog', **OWNER)
-        self.assertEqual([], ks.endpoints.items)
-        self.assertEqual([], ks.services.items)
-        self.assertEqual([], ks.regions.items)
+        self.assertNothingLeft(ks)
 
     def test_an_unmarked_endpoint_at_another_url_is_not_adopted(self):
         ks = FakeKeystone()
@@ -444,9 +447,7 @@ class ExistingKeystoneTest(unittest.TestCase):
             self.run_step(ks, 'remove-catalog', **OWNER)
         self.assertEqual(2, len(ks.endpoints.items))
         self.run_step(ks, 'remove-catalog', **OWNER)
-        self.assertEqual([], ks.endpoints.items)
-        self.assertEqual([], ks.services.items)
-        self.assertEqual([], ks.regions.items)
+        self.assertNothingLeft(ks)
 
     def test_a_project_and_role_it_made_stay_while_another_holds_them(self):
         ks = FakeKeystone()
