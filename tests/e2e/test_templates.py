@@ -461,6 +461,7 @@ def test_kubernetes_issues_tokens(localcloud, kube_identity):
 
 
 DEPLOYMENT_LABEL = 'heat-k8s.io/deployment'
+PRIVILEGED_LABEL = 'heat-k8s.io/privileged'
 
 
 def test_kubernetes_other_project_cannot_reach_the_database(
@@ -478,13 +479,16 @@ def test_kubernetes_other_project_cannot_reach_the_database(
     deployment = template['metadata']['labels'][DEPLOYMENT_LABEL]
 
     # The template's policy: MariaDB's pods admit the deployment's pods,
-    # on its port.
+    # on its port, except its privileged ones (a compute node needs no
+    # database).
     [policy] = kube.named('networkpolicy', app)
     assert policy['spec']['podSelector']['matchLabels'] == (
         database['spec']['selector']['matchLabels'])
     assert policy['spec']['ingress'] == [{
-        'from': [{'podSelector': {'matchLabels': {
-            DEPLOYMENT_LABEL: deployment}}}],
+        'from': [{'podSelector': {
+            'matchLabels': {DEPLOYMENT_LABEL: deployment},
+            'matchExpressions': [{
+                'key': PRIVILEGED_LABEL, 'operator': 'DoesNotExist'}]}}],
         'ports': [{'port': 3306, 'protocol': 'TCP'}]}]
 
     suffix = uuid.uuid4().hex[:6]
