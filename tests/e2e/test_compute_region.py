@@ -269,7 +269,8 @@ def test_a_compute_node_holds_nothing_to_administer_the_cloud(
     """(Issue 52) What a guest escape on the compute node would find:
     nova.conf without a database; the deployment's MariaDB, memcached and
     OVN northbound database refusing it (RabbitMQ and the southbound
-    database, which it needs, answering); Nova's service user, who holds
+    database, which it needs, answering); RabbitMQ letting Nova's user
+    into Nova's vhost alone; Nova's service user, who holds
     Keystone's `service` role and no other, refused an admin's call."""
     pod = servers.ComputePod(localcloud, operator_project.namespace,
                              deployed.host)
@@ -295,6 +296,9 @@ def test_a_compute_node_holds_nothing_to_administer_the_cloud(
                                     ('ovn-nb', 6641))}
     assert reached == {'rabbitmq': True, 'ovn-sb': True, 'mariadb': False,
                        'memcached': False, 'ovn-nb': False}, reached
+    # RabbitMQ: Nova's own user, let into Nova's vhost and no other.
+    assert _vhosts_opened(pod, ['nova', 'neutron', '/']) == [
+        'user nova', 'nova'], conf['DEFAULT']['transport_url'].split('@')[1]
     nova = dict(clients.admin_env(localcloud, conf['neutron']['auth_url'],
                                   conf['neutron']['password']),
                 OS_USERNAME=conf['neutron']['username'],
@@ -661,6 +665,30 @@ def _connects(pod, address, port):
                      str(port), check=False)
     assert result.returncode in (0, 3), result.stderr
     return result.returncode == 0
+
+
+def _vhosts_opened(pod, vhosts):
+    """The user of nova.conf's transport_url in `pod`, then which of
+    `vhosts` RabbitMQ lets it open, with the password the node holds."""
+    code = ('import configparser, sys, urllib.parse, kombu\n'
+            'conf = configparser.ConfigParser(interpolation=None)\n'
+            'conf.read("/etc/nova/nova.conf")\n'
+            'url = urllib.parse.urlsplit(conf["DEFAULT"]["transport_url"])\n'
+            'print("user", url.username)\n'
+            'for vhost in sys.argv[1:]:\n'
+            '    amqp = kombu.Connection(\n'
+            '        hostname=url.hostname, port=url.port,\n'
+            '        userid=url.username, password=url.password,\n'
+            '        virtual_host=vhost, connect_timeout=5)\n'
+            '    try:\n'
+            '        amqp.connect()\n'
+            '        print(vhost)\n'
+            '    except Exception:\n'
+            '        pass\n'
+            '    finally:\n'
+            '        amqp.release()\n')
+    return pod.run(servers.NOVA_COMPUTE, 'python3', '-c', code,
+                   *vhosts).stdout.splitlines()
 
 
 def _amqp_answer(pod, address):

@@ -33,6 +33,7 @@ from tests.unit import heat_harness  # first: sets up Heat
 # isort: split
 
 import configparser
+import json
 import os
 
 from heat.common import template_format
@@ -484,6 +485,17 @@ def _sample(values):
     return resolve(values)
 
 
+def _controlplane_messaging(service):
+    """What controlplane.yaml gives a service as `messaging`: RabbitMQ's
+    address (sample values) merged with the service's own user."""
+    resources = _load('controlplane.yaml')['resources']
+    assert resources[service]['properties']['messaging'] == {'map_merge': [
+        {'get_attr': ['shared', 'value', 'messaging']},
+        {'get_attr': ['messaging_users', 'value', service]}]}
+    users = _sample(resources['messaging_users']['properties']['value'])
+    return dict({'host': 'rabbitmq.ns.svc', 'port': 5672}, **users[service])
+
+
 def _render(template, conf, values_resource, **overrides):
     tmpl = _load(template)
     values = _sample(tmpl['resources'][values_resource]['properties'][
@@ -581,10 +593,12 @@ class RenderedConfigurationTest(heat_harness.KubernetesTestCase):
         conf, values = _render(
             'neutron.yaml', 'neutron/neutron.conf.j2', 'neutron_values',
             ovn={'nb_connection': 'tcp:ovn-nb.ns.svc:6641',
-                 'sb_connection': 'tcp:ovn-sb.ns.svc:6642'})
+                 'sb_connection': 'tcp:ovn-sb.ns.svc:6642'},
+            messaging=_controlplane_messaging('neutron'))
         self.check_common(conf, values, 'neutron')
-        self.assertEqual('rabbit://openstack:Secret-messaging_password-'
-                         '0123456789@rabbitmq.ns.svc:5672/',
+        # Neutron's own RabbitMQ user, on its own vhost.
+        self.assertEqual('rabbit://neutron:Secret-neutron_messaging_password-'
+                         '0123456789@rabbitmq.ns.svc:5672/neutron',
                          conf['DEFAULT']['transport_url'])
         self.assertEqual('ovn', conf['ml2']['mechanism_drivers'])
         self.assertEqual('ovn-router', conf['DEFAULT']['service_plugins'])
@@ -604,14 +618,17 @@ class RenderedConfigurationTest(heat_harness.KubernetesTestCase):
 
     def test_nova_conf(self):
         conf, values = _render('nova.yaml', 'nova/nova.conf.j2',
-                               'nova_values')
+                               'nova_values',
+                               messaging=_controlplane_messaging('nova'))
         self.check_common(conf, values, 'nova')
         self.assertEqual(
             'mysql+pymysql://nova:Secret-database_password-0123456789@'
             'mariadb.ns.svc:3306/nova_api',
             conf['api_database']['connection'])
-        self.assertEqual('rabbit://openstack:Secret-messaging_password-'
-                         '0123456789@rabbitmq.ns.svc:5672/',
+        # Nova's own RabbitMQ user, on its own vhost: what the compute
+        # nodes hold reaches no other service's queues.
+        self.assertEqual('rabbit://nova:Secret-nova_messaging_password-'
+                         '0123456789@rabbitmq.ns.svc:5672/nova',
                          conf['DEFAULT']['transport_url'])
         # Nova calls Placement and Neutron as its service user.
         for section in ('placement', 'neutron', 'service_user'):
@@ -652,6 +669,42 @@ class RenderedConfigurationTest(heat_harness.KubernetesTestCase):
             parsed, _ = _render(template, conf, values, memcached_servers=[])
             self.assertNotIn('memcached_servers',
                              parsed['keystone_authtoken'])
+
+    def test_each_rpc_service_is_alone_on_its_rabbitmq_vhost(self):
+        props = _load('controlplane.yaml')['resources']['rabbitmq'][
+            'properties']
+        with open(os.path.join(TEMPLATES, 'rabbitmq',
+                               'definitions.json.j2')) as f:
+            source = f.read()
+        self.assertEqual({'get_attr': ['messaging_users', 'value']},
+                         props['config_values']['services'])
+        values = _sample(props['config_values'])
+        values['services'] = _sample(_load('controlplane.yaml')[
+            'resources']['messaging_users']['properties']['value'])
+        definitions = json.loads(rendering.render(
+            {'definitions.json': source}, values,
+            sensitive=True)['definitions.json'])
+        path = props['config_templates']['/etc/rabbitmq/definitions.json']
+        self.assertEqual({'get_file': 'rabbitmq/definitions.json.j2'}, path)
+        self.assertIn('load_definitions = /etc/rabbitmq/definitions.json',
+                      props['config_files'][
+                          '/etc/rabbitmq/conf.d/60-heat-k8s-definitions.conf'])
+        # Who may do what where: the administrator on / alone, each
+        # service on its own vhost alone.
+        self.assertEqual(
+            [('neutron', 'neutron'), ('nova', 'nova'), ('openstack', '/')],
+            sorted((p['user'], p['vhost'])
+                   for p in definitions['permissions']))
+        self.assertEqual(
+            {'openstack': ('Secret-messaging_password-0123456789',
+                           ['administrator']),
+             'nova': ('Secret-nova_messaging_password-0123456789', []),
+             'neutron': ('Secret-neutron_messaging_password-0123456789',
+                         [])},
+            {u['name']: (u['password'], u['tags'])
+             for u in definitions['users']})
+        self.assertEqual(['/', 'neutron', 'nova'],
+                         sorted(v['name'] for v in definitions['vhosts']))
 
     def test_the_rendered_file_is_the_one_kolla_start_copies(self):
         for template, values, path in (
