@@ -21,6 +21,10 @@ Security's labels from them. The member is a ServiceAccount with a token
 of its own; the operator is a user the admin impersonates in the group
 heat-k8s:namespace-admins (the install guide's recipe). Run once with the
 binding left out of the manifest, every refusal here failed.
+
+The labels grant what the second policy of the manifest reads: a pod may
+tolerate the taint of nodes dedicated to a role (heat-k8s.io/dedicated)
+only in a namespace the operator labelled dedicated.heat-k8s.io/<role>.
 """
 
 import json
@@ -35,6 +39,8 @@ from tests.functional import cloud
 from tests.functional.conftest import api_client
 
 POLICY = 'heat-k8s-namespace-labels'
+DEDICATED_POLICY = 'heat-k8s-dedicated-nodes'
+DEDICATED = 'dedicated.heat-k8s.io/'
 GROUP = 'heat-k8s:namespace-admins'
 SHARED = 'heat-k8s.io/shared'
 ENFORCE = 'pod-security.kubernetes.io/enforce'
@@ -46,9 +52,9 @@ def _id():
     return uuid.uuid4().hex[:8]
 
 
-def _shipped(kind):
+def _shipped(kind, name=POLICY):
     [doc] = [d for d in yaml.safe_load_all(manifests.text('isolation'))
-             if d and d['kind'] == kind]
+             if d and d['kind'] == kind and d['metadata']['name'] == name]
     return doc
 
 
@@ -144,14 +150,17 @@ def _patch(core, namespace, labels):
     return core.patch_namespace(namespace, {'metadata': {'labels': labels}})
 
 
-def test_the_local_cloud_applied_the_shipped_policy(admin):
+@pytest.mark.parametrize('name', [POLICY, DEDICATED_POLICY])
+def test_the_local_cloud_applied_the_shipped_policy(admin, name):
     registration = kubernetes.client.AdmissionregistrationV1Api(admin)
-    policy = registration.read_validating_admission_policy(POLICY)
-    binding = registration.read_validating_admission_policy_binding(POLICY)
-    shipped = _shipped('ValidatingAdmissionPolicy')['spec']
+    policy = registration.read_validating_admission_policy(name)
+    binding = registration.read_validating_admission_policy_binding(name)
+    shipped = _shipped('ValidatingAdmissionPolicy', name)['spec']
     assert [v.expression for v in policy.spec.validations] == [
         v['expression'] for v in shipped['validations']]
-    assert binding.spec.policy_name == POLICY
+    assert [v.expression for v in policy.spec.variables] == [
+        v['expression'] for v in shipped['variables']]
+    assert binding.spec.policy_name == name
     assert binding.spec.validation_actions == ['Deny']
 
 
@@ -166,7 +175,7 @@ def test_the_member_may_patch_their_namespace_with_other_labels(
 
 
 @pytest.mark.parametrize('key,value', [
-    (SHARED, 'true'), (ENFORCE, 'privileged'),
+    (SHARED, 'true'), (ENFORCE, 'privileged'), (DEDICATED + 'compute', 'true'),
     ('pod-security.kubernetes.io/warn', 'privileged')])
 def test_the_member_is_refused_the_operators_labels(
         masters, member, namespace, key, value):
@@ -332,3 +341,73 @@ def test_a_pin_made_before_the_policy_stays_until_changed(
     cloud.wait_until(lambda: not _accepted(masters.read_namespace,
                                            namespace),
                      'namespace %s deleted' % namespace, timeout=120)
+
+
+def _pod(*tolerations):
+    return {'metadata': {'name': 'tolerant-' + _id()},
+            'spec': {'containers': [{'name': 'c', 'image': 'pause'}],
+                     'tolerations': list(tolerations)}}
+
+
+def _dedicated(role, operator='Equal'):
+    toleration = {'key': 'heat-k8s.io/dedicated', 'operator': operator,
+                  'effect': 'NoSchedule'}
+    if role is not None:
+        toleration['value'] = role
+    return toleration
+
+
+def _admitted(core, namespace, pod):
+    """Whether admission lets `pod` be created (a dry run: admission
+    judges it as the real request)."""
+    return _accepted(core.create_namespaced_pod, namespace, pod,
+                     dry_run='All')
+
+
+def test_a_pod_may_not_tolerate_a_role_its_namespace_was_not_given(
+        masters, member, namespace):
+    status, message = _refusal(
+        member.create_namespaced_pod, namespace,
+        _pod(_dedicated('compute')), dry_run='All')
+    assert status == 403
+    assert ('tolerates heat-k8s.io/dedicated=compute, but namespace %s is '
+            'not dedicated to that role' % namespace) in message
+    assert message.endswith('Ask the operator, or remove the toleration.')
+    # Nor every taint at once, nor every role of the key.
+    status, message = _refusal(
+        member.create_namespaced_pod, namespace,
+        _pod({'operator': 'Exists'}), dry_run='All')
+    assert status == 403
+    assert 'tolerates every taint' in message
+    assert not _admitted(member, namespace,
+                         _pod(_dedicated(None, 'Exists')))
+    # The cluster's admin is held to it too: the label is the grant.
+    assert not _admitted(masters, namespace, _pod(_dedicated('compute')))
+    # Other tolerations pass, and so does a pod with none.
+    assert _admitted(member, namespace, _pod({
+        'key': 'node.kubernetes.io/unreachable', 'operator': 'Exists',
+        'effect': 'NoExecute', 'tolerationSeconds': 30}))
+    assert _admitted(member, namespace, _pod())
+
+
+def test_a_namespace_the_operator_dedicates_runs_that_roles_pods_only(
+        masters, operator, member, namespace):
+    _patch(operator, namespace, {DEDICATED + 'compute': 'true'})
+    assert _admitted(member, namespace, _pod(_dedicated('compute')))
+    assert not _admitted(member, namespace, _pod(_dedicated('storage')))
+    assert not _admitted(member, namespace,
+                         _pod(_dedicated(None, 'Exists')))
+    # A pod really made, not only judged.
+    made = member.create_namespaced_pod(namespace, _pod(
+        _dedicated('compute')))
+    member.delete_namespaced_pod(made.metadata.name, namespace)
+    # The grant goes with the label.
+    _patch(operator, namespace, {DEDICATED + 'compute': None})
+    assert not _admitted(member, namespace, _pod(_dedicated('compute')))
+
+
+def test_kubernetes_and_the_shared_namespaces_are_the_operators(
+        masters, operator, namespace):
+    assert _admitted(masters, 'kube-system', _pod({'operator': 'Exists'}))
+    _patch(operator, namespace, {SHARED: 'true'})
+    assert _admitted(masters, namespace, _pod({'operator': 'Exists'}))

@@ -55,8 +55,7 @@ def test_each_manifest_is_objects_kubectl_applies(name):
 def test_the_isolation_keeps_the_operators_labels_to_the_operator():
     # What it refuses is checked on a real API server
     # (tests/functional/test_namespace_labels.py); here, its wiring.
-    docs = {d['kind']: d for d in yaml.safe_load_all(
-        manifests.text('isolation')) if d}
+    docs = _isolation('heat-k8s-namespace-labels')
     policy = docs['ValidatingAdmissionPolicy']
     binding = docs['ValidatingAdmissionPolicyBinding']['spec']
     assert binding['policyName'] == policy['metadata']['name']
@@ -75,6 +74,43 @@ def test_the_isolation_keeps_the_operators_labels_to_the_operator():
     assert docs['ClusterRole']['rules'] == [{
         'apiGroups': [''], 'resources': ['namespaces'],
         'verbs': ['get', 'list', 'watch', 'patch', 'update']}]
+
+
+def test_the_isolation_keeps_dedicated_nodes_to_their_namespaces():
+    # What it refuses is checked on a real API server
+    # (tests/functional/test_namespace_labels.py); here, its wiring.
+    docs = _isolation('heat-k8s-dedicated-nodes')
+    policy = docs['ValidatingAdmissionPolicy']['spec']
+    binding = docs['ValidatingAdmissionPolicyBinding']['spec']
+    assert binding['validationActions'] == ['Deny']
+    assert policy['failurePolicy'] == 'Fail'
+    [rule] = policy['matchConstraints']['resourceRules']
+    assert (rule['operations'], rule['resources']) == (
+        ['CREATE', 'UPDATE'], ['pods'])
+    # The project namespaces: those the baseline isolates.
+    [baseline] = [d for d in yaml.safe_load_all(manifests.text('isolation'))
+                  if d and d['kind'] == 'BaselineAdminNetworkPolicy']
+    assert policy['matchConstraints']['namespaceSelector'] == (
+        baseline['spec']['subject']['namespaces'])
+    # Its grant is a label the operator's alone.
+    labels = _isolation('heat-k8s-namespace-labels')[
+        'ValidatingAdmissionPolicy']['spec']['variables']
+    assert "k.startsWith('dedicated.heat-k8s.io/')" in {
+        v['name']: v['expression'] for v in labels}['changed']
+    granted = {v['name']: v['expression']
+               for v in policy['variables']}['granted']
+    assert ".substring(%d)" % len('dedicated.heat-k8s.io/') in granted
+
+
+def _isolation(policy):
+    """The isolation manifest's documents that belong to `policy` (its
+    ValidatingAdmissionPolicy and binding) and the others, by kind."""
+    docs = {}
+    for doc in yaml.safe_load_all(manifests.text('isolation')):
+        if doc and (not doc['kind'].startswith('ValidatingAdmission') or
+                    doc['metadata']['name'] == policy):
+            docs[doc['kind']] = doc
+    return docs
 
 
 def test_one_copy_of_each_in_the_checkout():
