@@ -19,6 +19,7 @@ HEAT_K8S_RECORD_FIXTURES=1 the objects are saved under tests/unit/fixtures/
 """
 
 import os
+import subprocess
 import uuid
 
 import kubernetes
@@ -35,6 +36,7 @@ from tests.functional.recording import pod
 from tests.functional.recording import pods_of
 from tests.functional.recording import record
 from tests.functional.recording import wait_for_pod
+from tools.lc.kubernetes import node_host
 from tests.functional.recording import write_through_claim
 
 
@@ -50,6 +52,29 @@ def test_a_pod_really_runs_on_the_real_node(api, namespace):
     core = kubernetes.client.CoreV1Api(api.client)
     assert 'hello from runs' in core.read_namespaced_pod_log('runs',
                                                              namespace)
+
+
+def test_a_pod_goes_after_run_netns_becomes_a_mount(api, namespace):
+    """(Issue 55) `ip netns add`, as podman and other programs on an
+    operator's host do, bind-mounts /run/netns on itself when it is no
+    mount yet; pods made before could then no longer be deleted ("remove
+    netns: unlinkat /var/run/netns/cni-...: device or resource busy").
+    The node made it a mount before its first pod."""
+    create(api, namespace, pod('before', container('exec sleep 3600')))
+    wait_for_pod(api, namespace, 'before',
+                 lambda p: readiness.pod(p).state == readiness.READY,
+                 'pod before runs Ready')
+    assert node_host.is_mount_point('/run/netns')
+    other = 'heat-k8s-test-' + uuid.uuid4().hex[:8]
+    subprocess.run(['ip', 'netns', 'add', other], check=True)
+    try:
+        core = kubernetes.client.CoreV1Api(api.client)
+        core.delete_namespaced_pod('before', namespace)
+        cloud.wait_until(lambda: not core.list_namespaced_pod(
+            namespace, field_selector='metadata.name=before').items,
+            'pod before deleted', timeout=60)
+    finally:
+        subprocess.run(['ip', 'netns', 'delete', other], check=True)
 
 
 def test_crash_loop_names_exit_code_and_last_message(api, namespace):

@@ -188,6 +188,11 @@ class Node(object):
             for name in self.cluster.info.get(PODS_REACH, ())])
         t0 = time.monotonic()
         fresh = not procs.running(self.state_dir, 'containerd')
+        if fresh:
+            # A stopped cloud's pods' namespaces go, then the directory is
+            # made a mount before any pod's (node_host.share_netns_dir).
+            node_host.delete_pod_netns()
+            node_host.share_netns_dir()
         procs.start(self.state_dir, 'containerd', self.argv('containerd'))
         procs.wait_for(lambda: self._ctr('version', check=False),
                        'containerd', timeout, 'containerd', self.state_dir)

@@ -17,7 +17,9 @@ forwarding off the bridge; the API server at the `kubernetes` Service
 address), the kernel settings it changes (saved at `up`, restored at
 `down`), and the clean-up of what containerd, the kubelet and kube-proxy
 leave behind: shims, mounts, network namespaces, KUBE-* chains. Also what
-the host must have for a node at all.
+the host must have for a node at all. /run/netns is made a mount of its
+own before the first pod and stays one (as `ip netns` leaves it), so that
+no other program on the host can cover the pods' namespaces later.
 """
 
 import ipaddress
@@ -35,6 +37,8 @@ GATEWAY = '10.85.0.1'
 BRIDGE = 'hk8s0'
 CHAIN = 'HEATK8S-NODE'
 CNI_BIN_DIR = '/usr/lib/cni'
+# Where containerd's CNI setup keeps the pods' network namespaces.
+NETNS_DIR = '/run/netns'
 # Kernel settings the node (or the kubelet, or kube-proxy) changes; their
 # previous values are saved at `up` and restored at `down`.
 SYSCTLS = {
@@ -307,12 +311,33 @@ def unmount_under(top):
 
 
 def delete_pod_netns():
-    netns_dir = '/var/run/netns'
-    for name in os.listdir(netns_dir) if os.path.isdir(netns_dir) else ():
+    for name in os.listdir(NETNS_DIR) if os.path.isdir(NETNS_DIR) else ():
         if name.startswith('cni-'):
-            subprocess.run(['umount', '-l', os.path.join(netns_dir, name)],
+            subprocess.run(['umount', '-l', os.path.join(NETNS_DIR, name)],
                            capture_output=True)
             try:
-                os.unlink(os.path.join(netns_dir, name))
+                os.unlink(os.path.join(NETNS_DIR, name))
             except OSError:
                 pass
+
+
+def share_netns_dir():
+    """Make the pods' namespace directory a shared mount of its own, as
+    `ip netns add` (and podman) do at their first use when it is none:
+    done later, their bind mount would cover the pods' namespaces, which
+    containerd could then not remove (unlinkat: device or resource busy),
+    and their deletes would hang. Once it is a mount, they leave it."""
+    os.makedirs(NETNS_DIR, exist_ok=True)
+    if not is_mount_point(NETNS_DIR):
+        subprocess.run(['mount', '--rbind', NETNS_DIR, NETNS_DIR],
+                       check=True, capture_output=True)
+    subprocess.run(['mount', '--make-shared', NETNS_DIR], check=True,
+                   capture_output=True)
+
+
+def is_mount_point(path):
+    """Whether a mount is made at `path` (os.path.ismount misses a bind
+    mount within one filesystem)."""
+    with open('/proc/self/mountinfo') as f:
+        return any(line.split()[4].encode().decode('unicode_escape') == path
+                   for line in f)
