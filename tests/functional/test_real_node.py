@@ -36,8 +36,8 @@ from tests.functional.recording import pod
 from tests.functional.recording import pods_of
 from tests.functional.recording import record
 from tests.functional.recording import wait_for_pod
-from tools.lc.kubernetes import node_host
 from tests.functional.recording import write_through_claim
+from tools.lc.kubernetes import node_host
 
 
 def test_a_pod_really_runs_on_the_real_node(api, namespace):
