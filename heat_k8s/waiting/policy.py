@@ -113,13 +113,15 @@ class Settings:
              'a cluster autoscaler adds nodes for Pending pods: that takes '
              'minutes. At most an hour.')
     ready_hold_seconds: int = _option(
-        5, minimum=0,
+        5, minimum=0, maximum=600,
         help='Seconds a workload (' + _HOLDING_KINDS + ') must stay ready, '
              'none of its containers exiting or restarting, before the '
              'resource is complete. A container that exits at once runs '
              'for a moment, and its pod reads Ready until the kubelet sees '
              'it exit. 0 takes the first ready reading (containers that '
-             'exit are still caught while Heat waits).')
+             'exit are still caught while Heat waits). At most ten '
+             'minutes, and shorter than every waiting resource\'s timeout '
+             '(template validate refuses a timeout that is not longer).')
     crash_restarts: int = _option(
         2, minimum=1,
         help='Restarts of one container while Heat waits for its workload '

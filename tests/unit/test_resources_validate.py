@@ -121,6 +121,22 @@ class ValidateTest(heat_harness.KubernetesTestCase):
         # Not waited for: nothing to end.
         self.assertValid(template({'web': deployment(spec, wait=False)}))
 
+    def test_the_hold_must_end_before_the_wait(self):
+        cfg.CONF.set_override('ready_hold_seconds', 90, group='kubernetes')
+        self.assertInvalid(template({'web': deployment(timeout=60)}),
+                           'resources.web.properties.timeout',
+                           '[kubernetes] ready_hold_seconds (90) is not '
+                           'less than the timeout property (60s)')
+        self.assertValid(template({'web': deployment(timeout=91)}))
+        # Not waited for: nothing to hold.
+        self.assertValid(template({'web': deployment(timeout=60,
+                                                     wait=False)}))
+
+    def test_an_absurd_hold_is_refused_by_its_option(self):
+        for hold in (-1, 601):
+            self.assertRaises(ValueError, cfg.CONF.set_override,
+                              'ready_hold_seconds', hold, group='kubernetes')
+
     def test_spec_is_required(self):
         job = {'type': 'OS::Kubernetes::Job', 'properties': {}}
         self.assertInvalid(template({'job': job}), 'spec')

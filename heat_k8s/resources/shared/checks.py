@@ -82,8 +82,9 @@ def stand_in(rsrc, props):
 
 def _wait(rsrc, props):
     """Refuse a wait that cannot end in time: a workload whose
-    controller counts a pod available only after minReadySeconds,
-    as long as or longer than the resource may wait."""
+    controller counts a pod available only after minReadySeconds, or
+    that Heat holds for ready_hold_seconds, as long as or longer than
+    the resource may wait."""
     known = kinds.builtin(rsrc.api_version(props), rsrc.kind_of(props))
     if not props.get(WAIT, False) or known is None or not known.holds:
         return
@@ -91,13 +92,22 @@ def _wait(rsrc, props):
     min_ready = spec.get('minReadySeconds')
     timeout = props.get(TIMEOUT)
     limit = timeout or rsrc.stack.timeout_secs()
+    bound = '%s (%ds)' % ('timeout property' if timeout else 'stack timeout',
+                          limit)
     if isinstance(min_ready, int) and min_ready >= limit:
         raise rsrc._invalid(
-            'spec.minReadySeconds (%d) is not less than the %s (%ds): '
+            'spec.minReadySeconds (%d) is not less than the %s: '
             'no pod would count as available before Heat stopped '
             'waiting; shorten it, or raise the timeout' % (
-                min_ready, 'timeout property' if timeout else
-                'stack timeout', limit), TIMEOUT if timeout else None)
+                min_ready, bound), TIMEOUT if timeout else None)
+    hold = CONF.kubernetes.ready_hold_seconds
+    if hold >= limit:
+        raise rsrc._invalid(
+            '[kubernetes] ready_hold_seconds (%d) is not less than the %s: '
+            'the workload could not stay ready that long before Heat '
+            'stopped waiting; raise the timeout (the hold is the '
+            'operator\'s setting)' % (hold, bound),
+            TIMEOUT if timeout else None)
 
 
 def _unique(rsrc, props):
