@@ -164,11 +164,6 @@ def test_a_compute_role_that_names_no_node_fails_in_kubernetes_words(
     nova_compute) names a role no node has: the compute node's resource
     fails with the scheduler's own reason within the grace of a pod no
     node takes, not at the stack's timeout."""
-    # The operator dedicated the namespace to the role (the isolation's
-    # admission refuses the role's toleration otherwise).
-    projects.admin_kubectl(localcloud, 'label', '--overwrite', 'namespace',
-                           operator_project.namespace,
-                           'dedicated.heat-k8s.io/nowhere=true')
     reason, took = _compute_node_fails(
         localcloud, operator_project, str(tmp_path), role='nowhere',
         name='nowhere-' + uuid.uuid4().hex[:6])

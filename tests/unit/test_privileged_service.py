@@ -155,10 +155,15 @@ def test_the_hosts_are_the_statefulsets_pod_names():
 
 def test_its_pods_tolerate_their_roles_dedicated_nodes_only():
     # A node given to the role is tainted heat-k8s.io/dedicated=<role>;
-    # nothing else, and no other role's nodes.
+    # nothing else, and no other role's nodes; and only when the operator
+    # says the nodes are dedicated (the isolation then wants the
+    # namespace's label).
     pod = _pod()
     condition, tolerations, without = pod['tolerations']['if']
-    assert condition == 'has_placement'
+    assert condition == 'on_dedicated_nodes'
+    assert _template()['conditions'][condition] == {
+        'and': ['has_placement', {'get_param': 'dedicated'}]}
+    assert _template()['parameters']['dedicated']['default'] is False
     assert tolerations == [{'key': 'heat-k8s.io/dedicated',
                             'operator': 'Equal',
                             'value': {'get_param': 'placement'},
