@@ -395,13 +395,8 @@ def test_a_password_rotation_keeps_the_old_user_until_retired(
 
 
 def _kolla_json(resource):
-    """The config.json identity.yaml gives `resource`: kolla_config's
-    value merged with the resource's own part (command, permissions)."""
-    resources = _identity_template()
-    own = resources[resource]['properties']['config_files']['map_merge'][1][
-        KOLLA_DIR + '/config.json']['str_replace']['params']['JSON'][
-            'map_merge'][1]
-    return dict(resources['kolla_config']['properties']['value'], **own)
+    """The config.json identity.yaml gives `resource` (its kolla_config)."""
+    return dict(_identity_template()[resource]['properties']['kolla_config'])
 
 
 def keystone_config(tmp_path, address, db_pw):
