@@ -407,14 +407,12 @@ def keystone_config(tmp_path, address, db_pw):
         'fernet_keys': 2, 'memcached_servers': [address + ':11211'],
         'database': {'user': 'keystone', 'password': db_pw, 'host': address,
                      'port': 3306, 'name': 'keystone'}})
-    with open(os.path.join(REPO, 'templates', 'identity',
-                           'wsgi-keystone.conf')) as f:
-        wsgi = f.read()
-    with open(os.path.join(REPO, 'templates', 'identity',
-                           'keystone-schema.py')) as f:
-        schema_steps = f.read()
-    files = {'keystone.conf': conf, 'wsgi-keystone.conf': wsgi,
-             'keystone-schema.py': schema_steps}
+    files = {'keystone.conf': conf}
+    # As the template ships them, the schema steps' helper beside them.
+    for name in ('wsgi-keystone.conf', 'keystone-schema.py',
+                 'task_failure.py'):
+        with open(os.path.join(REPO, 'templates', 'identity', name)) as f:
+            files[name] = f.read()
     keys = {'fernet-keys/0': _fernet_key(), 'fernet-keys/1': _fernet_key()}
 
     def config_dir(resource, name=None, command=None):
