@@ -61,7 +61,8 @@ import os
 import sys
 import time
 
-TERMINATION_LOG = '/dev/termination-log'
+from task_failure import fail
+
 DOMAIN = 'default'
 INTERFACES = ('public', 'internal', 'admin')
 # Seconds to keep asking a Keystone that does not answer yet.
@@ -69,16 +70,6 @@ CONNECT_TIMEOUT = 120
 # The description of the regions and services earlier releases made,
 # before marks named their stack.
 LEGACY_MARK = 'registered by heat-k8s'
-
-
-def fail(reason):
-    print(reason, file=sys.stderr, flush=True)
-    try:
-        with open(TERMINATION_LOG, 'w') as f:
-            f.write(reason)
-    except OSError:
-        pass  # not on Kubernetes
-    sys.exit(1)
 
 
 def env(name, default=None):

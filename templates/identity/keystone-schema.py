@@ -31,8 +31,9 @@ import re
 import subprocess
 import sys
 
+from task_failure import fail
+
 CONF_FILE = '/var/lib/kolla/config_files/keystone.conf'
-TERMINATION_LOG = '/dev/termination-log'
 CHECK_STATES = {0: 'current', 2: 'expand pending', 4: 'contract pending'}
 # Alembic's words for a revision the scripts of this release do not have.
 UNKNOWN_REVISION = "Can't locate revision"
@@ -53,17 +54,9 @@ def last_error(output):
     return found[-1] if found else (output.strip().splitlines() or [''])[-1]
 
 
-def fail(step, output):
+def db_sync_failed(step, output):
     print(output, file=sys.stderr)
-    reason = 'keystone-manage db_sync %s failed: %s' % (step,
-                                                         last_error(output))
-    print(reason, file=sys.stderr, flush=True)
-    try:
-        with open(TERMINATION_LOG, 'w') as f:
-            f.write(reason)
-    except OSError:
-        pass  # not on Kubernetes
-    sys.exit(1)
+    fail('keystone-manage db_sync %s failed: %s' % (step, last_error(output)))
 
 
 def schema_heads():
@@ -100,9 +93,9 @@ def state():
     heads = schema_heads()
     if 'contract' in heads.values():
         return 'ahead', output
-    fail('--check', output + '\nThe database was contracted by a later '
-         'release (revisions %s): this release cannot run on it.'
-         % ', '.join(sorted(heads)))
+    db_sync_failed('--check', output + '\nThe database was contracted by a '
+                   'later release (revisions %s): this release cannot run '
+                   'on it.' % ', '.join(sorted(heads)))
 
 
 def main(step):
@@ -114,11 +107,11 @@ def main(step):
               % (version, step))
         return
     if code not in CHECK_STATES:
-        fail('--check', output)
+        db_sync_failed('--check', output)
     if step != 'check':
         code, output = keystone_manage('db_sync', '--' + step)
         if code != 0:
-            fail('--' + step, output)
+            db_sync_failed('--' + step, output)
         code, output = keystone_manage('db_sync', '--check')
     print('Keystone %s: %s; database schema %s.' % (
         version, 'checked' if step == 'check' else step + 'ed',

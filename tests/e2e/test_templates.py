@@ -378,6 +378,7 @@ def test_kubernetes_create(localcloud, kube_identity, kube):
     assert set(config['data']) == {
         'var_lib_kolla_config_files_wsgi-keystone.conf',
         'var_lib_kolla_config_files_keystone-schema.py',
+        'var_lib_kolla_config_files_task_failure.py',
         'var_lib_kolla_config_files_config.json'}
     secret = kube.get('secret', pod['volumes'][1]['secret']['secretName'])
     assert secret['immutable'] is True
@@ -824,7 +825,8 @@ def test_docker_published_configuration(docker_identity):
     assert kolla['command'] == '/usr/sbin/apache2 -DFOREGROUND'
     assert set(data['config_files']) == {
         WSGI_CONF, '/var/lib/kolla/config_files/config.json',
-        '/var/lib/kolla/config_files/keystone-schema.py'}
+        '/var/lib/kolla/config_files/keystone-schema.py',
+        '/var/lib/kolla/config_files/task_failure.py'}
     assert set(data['secret_files']) == {
         KEYSTONE_CONF,
         '/var/lib/kolla/config_files/fernet-keys/0',

@@ -395,13 +395,8 @@ def test_a_password_rotation_keeps_the_old_user_until_retired(
 
 
 def _kolla_json(resource):
-    """The config.json identity.yaml gives `resource`: kolla_config's
-    value merged with the resource's own part (command, permissions)."""
-    resources = _identity_template()
-    own = resources[resource]['properties']['config_files']['map_merge'][1][
-        KOLLA_DIR + '/config.json']['str_replace']['params']['JSON'][
-            'map_merge'][1]
-    return dict(resources['kolla_config']['properties']['value'], **own)
+    """The config.json identity.yaml gives `resource` (its kolla_config)."""
+    return dict(_identity_template()[resource]['properties']['kolla_config'])
 
 
 def keystone_config(tmp_path, address, db_pw):
@@ -412,14 +407,12 @@ def keystone_config(tmp_path, address, db_pw):
         'fernet_keys': 2, 'memcached_servers': [address + ':11211'],
         'database': {'user': 'keystone', 'password': db_pw, 'host': address,
                      'port': 3306, 'name': 'keystone'}})
-    with open(os.path.join(REPO, 'templates', 'identity',
-                           'wsgi-keystone.conf')) as f:
-        wsgi = f.read()
-    with open(os.path.join(REPO, 'templates', 'identity',
-                           'keystone-schema.py')) as f:
-        schema_steps = f.read()
-    files = {'keystone.conf': conf, 'wsgi-keystone.conf': wsgi,
-             'keystone-schema.py': schema_steps}
+    files = {'keystone.conf': conf}
+    # As the template ships them, the schema steps' helper beside them.
+    for name in ('wsgi-keystone.conf', 'keystone-schema.py',
+                 'task_failure.py'):
+        with open(os.path.join(REPO, 'templates', 'identity', name)) as f:
+            files[name] = f.read()
     keys = {'fernet-keys/0': _fernet_key(), 'fernet-keys/1': _fernet_key()}
 
     def config_dir(resource, name=None, command=None):

@@ -17,6 +17,7 @@ for their unit tests."""
 import importlib.machinery
 import importlib.util
 import os
+import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -24,10 +25,15 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(
 
 def load(name, *path):
     """The script at REPO/<path> run as a new module `name`; its file
-    name may lack ``.py`` (an image's entry point)."""
-    loader = importlib.machinery.SourceFileLoader(
-        name, os.path.join(REPO, *path))
+    name may lack ``.py`` (an image's entry point). It imports from its
+    own directory, as ``python3 <script>`` lets it."""
+    script = os.path.join(REPO, *path)
+    loader = importlib.machinery.SourceFileLoader(name, script)
     module = importlib.util.module_from_spec(
         importlib.util.spec_from_loader(name, loader))
-    loader.exec_module(module)
+    sys.path.insert(0, os.path.dirname(script))
+    try:
+        loader.exec_module(module)
+    finally:
+        sys.path.remove(os.path.dirname(script))
     return module

@@ -399,12 +399,10 @@ class UpgradeOrderTest(heat_harness.KubernetesTestCase):
             return function.resolve(stack[name].t._properties[key])
 
         for name in ('nova_conductor', 'nova_scheduler'):
-            self.assertEqual({'KOLLA_CONFIG_STRATEGY': 'COPY_ALWAYS',
-                              'OS_DEFAULT__HOST': prop(name, 'name')},
+            self.assertEqual({'OS_DEFAULT__HOST': prop(name, 'name')},
                              prop(name, 'environment'))
         self.assertEqual('cp-nova-conductor', prop('nova_conductor', 'name'))
-        self.assertEqual({'KOLLA_CONFIG_STRATEGY': 'COPY_ALWAYS'},
-                         prop('nova_api', 'environment'))
+        self.assertNotIn('environment', stack['nova_api'].t._properties)
 
     def test_a_build_is_retried_only_where_another_node_may_take_it(self):
         # One node: its failure's own reason is the server's fault.
@@ -707,25 +705,21 @@ class RenderedConfigurationTest(heat_harness.KubernetesTestCase):
                          sorted(v['name'] for v in definitions['vhosts']))
 
     def test_the_rendered_file_is_the_one_kolla_start_copies(self):
-        for template, values, path in (
-                ('glance.yaml', 'kolla_config', '/etc/glance/glance-api.conf'),
-                ('placement.yaml', 'kolla_config',
-                 '/etc/placement/placement.conf'),
-                ('neutron.yaml', 'kolla_config', '/etc/neutron/neutron.conf'),
-                ('nova.yaml', 'kolla_config', '/etc/nova/nova.conf')):
-            tmpl = _load(template)
-            copies = tmpl['resources'][values]['properties']['value'][
-                'config_files']
-            self.assertEqual([path], [c['dest'] for c in copies])
-            rendered = [c['source'] for c in copies]
-            for name, res in tmpl['resources'].items():
+        for template, path in (
+                ('glance.yaml', '/etc/glance/glance-api.conf'),
+                ('placement.yaml', '/etc/placement/placement.conf'),
+                ('neutron.yaml', '/etc/neutron/neutron.conf'),
+                ('nova.yaml', '/etc/nova/nova.conf')):
+            for name, res in _load(template)['resources'].items():
                 props = res.get('properties', {})
                 # The compute nodes' daemons read theirs where it is
                 # mounted: no kolla_start.
                 if res['type'] == 'OS::HeatK8s::PrivilegedService':
                     self.assertEqual([path], list(props['config_templates']))
                 elif 'config_templates' in props:
-                    self.assertEqual(rendered,
+                    copies = props['kolla_config']['config_files']
+                    self.assertEqual([path], [c['dest'] for c in copies])
+                    self.assertEqual([c['source'] for c in copies],
                                      list(props['config_templates']), name)
 
 

@@ -17,14 +17,20 @@
 creates, and that running it again changes only what differs."""
 
 import os
+import subprocess
+import sys
 import types
 import unittest
 from unittest import mock
+
+import yaml
 
 from tests.unit import scripts
 
 register = scripts.load('keystone_register', 'templates', 'identity',
                         'keystone-register.py')
+# templates/identity/task_failure.py, which it imports beside it.
+failure = sys.modules[register.fail.__module__]
 
 
 class Manager(object):
@@ -232,7 +238,7 @@ class RegisterTest(unittest.TestCase):
     def test_a_missing_setting_fails_naming_it(self):
         ks = FakeKeystone()
         with mock.patch.dict(os.environ, {}, clear=True), \
-                mock.patch.object(register, 'TERMINATION_LOG', os.devnull):
+                mock.patch.object(failure, 'TERMINATION_LOG', os.devnull):
             with self.assertRaises(SystemExit) as raised:
                 register.ensure_catalog(ks)
         self.assertEqual(1, raised.exception.code)
@@ -476,7 +482,7 @@ class ExistingKeystoneTest(unittest.TestCase):
         ks = FakeKeystone()
         ks.users._new(name='regiontwo-glance', password='theirs',
                       description='')
-        with mock.patch.object(register, 'TERMINATION_LOG', os.devnull):
+        with mock.patch.object(failure, 'TERMINATION_LOG', os.devnull):
             with self.assertRaises(SystemExit):
                 self.run_step(ks, 'user', **OWNER)
             self.run_step(ks, 'remove-user', **OWNER)
@@ -511,3 +517,39 @@ class LeastPrivilegeTest(unittest.TestCase):
                           # neutron.yaml says why.
                           'neutron.yaml': 'service,admin',
                           'nova.yaml': 'service'}, granted)
+
+
+class SharedHelperTest(unittest.TestCase):
+    """keystone-register.py and keystone-schema.py fail through one copy of
+    task_failure.py, which reaches the container only as a config file
+    beside them: every resource that ships a script ships it too."""
+
+    DIR = '/var/lib/kolla/config_files/'
+
+    def test_every_resource_that_ships_a_script_ships_the_helper(self):
+        shipped = 0
+        for name in os.listdir(os.path.join(scripts.REPO, 'templates')):
+            if not name.endswith('.yaml'):
+                continue
+            with open(os.path.join(scripts.REPO, 'templates', name)) as f:
+                resources = yaml.safe_load(f)['resources']
+            for rsrc, res in resources.items():
+                files = res.get('properties', {}).get('config_files', {})
+                if {self.DIR + 'keystone-register.py',
+                        self.DIR + 'keystone-schema.py'} & set(files):
+                    shipped += 1
+                    self.assertEqual(
+                        {'get_file': 'identity/task_failure.py'},
+                        files.get(self.DIR + 'task_failure.py'),
+                        '%s %s' % (name, rsrc))
+        self.assertGreater(shipped, 10)
+
+    def test_a_script_run_as_the_container_runs_it_imports_it(self):
+        for script in ('keystone-register.py', 'keystone-schema.py'):
+            with self.subTest(script):
+                proc = subprocess.run(
+                    [sys.executable, os.path.join(
+                        scripts.REPO, 'templates', 'identity', script)],
+                    capture_output=True, text=True, check=False,
+                    env=dict(os.environ, PYTHONDONTWRITEBYTECODE='1'))
+                self.assertIn('usage: ' + script, proc.stderr)
