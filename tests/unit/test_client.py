@@ -21,92 +21,20 @@ from tests.unit import heat_harness  # first: sets up Heat
 
 # isort: split
 
-import datetime
-import os
 import types
 
-import fixtures
 from heat.common import exception
-from heat.engine.clients.os import magnum
 from heat.tests import utils
-from keystoneauth1 import access
 from kubernetes.client import exceptions as k8s_exceptions
-from magnumclient import exceptions as magnum_exc
 from oslo_config import cfg
 
 from heat_k8s.client import clientplugin as client
 from heat_k8s.client import kube
-from heat_k8s.client import memory
-from tests.unit import test_client_memory
-from tests.unit import test_transport
+from tests.unit import loopback
 from tests.unit import tokens
-
-KUBECONFIG = """
-apiVersion: v1
-kind: Config
-clusters:
-- name: local
-  cluster: {server: 'https://127.0.0.1:6443', insecure-skip-tls-verify: true}
-users:
-- name: admin
-  user: {token: admin-token}
-contexts:
-- name: local
-  context: {cluster: local, user: admin}
-current-context: local
-"""
-
-
-class KubeconfigFile(fixtures.Fixture):
-    """KUBECONFIG (hand-made: a token and no CA) in a temporary file."""
-
-    def _setUp(self):
-        self.path = os.path.join(
-            self.useFixture(fixtures.TempDir()).path, 'kubeconfig.yaml')
-        with open(self.path, 'w') as f:
-            f.write(KUBECONFIG)
-
-
-class PluginTestCase(heat_harness.KubernetesTestCase):
-
-    def setUp(self):
-        super().setUp()
-        # What the engine remembers across contexts starts empty, on a
-        # clock the tests move.
-        self.clock = test_client_memory.Clock()
-        for name in ('_endpoints', '_trust_tokens'):
-            self.useFixture(fixtures.MonkeyPatch(
-                'heat_k8s.client.clientplugin.' + name,
-                memory.Expiring(self.clock)))
-        self.useFixture(fixtures.MonkeyPatch(
-            'heat_k8s.client.clientplugin._api_clients', {}))
-        self.useFixture(fixtures.MonkeyPatch(
-            'heat_k8s.client.clientplugin._warned', set()))
-        self.ctx = utils.dummy_context()
-        self.plugin = self.ctx.clients.client_plugin('kubernetes')
-
-    def _headers(self, kube_client):
-        """The headers a request of this client would carry."""
-        return kube_client.prepared('GET', '/api/v1/namespaces')[2]
-
-    def _stand_in_magnum(self, clusters, pem=None):
-        """Magnum cannot run here: a stand-in for python-magnumclient,
-        with Magnum clusters allowed. Each cluster's CA is 'PEM of
-        <name>', or pem."""
-        cfg.CONF.set_override('allow_magnum_clusters', True,
-                              group='kubernetes')
-        certificates = {c.uuid: types.SimpleNamespace(
-            pem=pem or 'PEM of ' + name) for name, c in clusters.items()}
-
-        def get_cluster(ident):
-            if ident not in clusters:
-                raise magnum_exc.NotFound()
-            return clusters[ident]
-        fake = types.SimpleNamespace(
-            clusters=types.SimpleNamespace(get=get_cluster),
-            certificates=types.SimpleNamespace(get=certificates.__getitem__))
-        self.patchobject(magnum.MagnumClientPlugin, '_create',
-                         return_value=fake)
+from tests.unit.plugincase import KubeconfigFile
+from tests.unit.plugincase import PluginTestCase
+from tests.unit.plugincase import TrusteeAuth
 
 
 class ClientPluginTest(PluginTestCase):
@@ -176,7 +104,7 @@ class ClientPluginTest(PluginTestCase):
         prod = self.plugin.kube('prod').api.configuration
         self.assertEqual('https://10.2.0.7:6443', prod.host)
         self.assertEqual('PEM of prod', prod.ca_cert_data)
-        self.assertEqual('PEM of prod', test_transport.ca_of(
+        self.assertEqual('PEM of prod', loopback.ca_of(
             self.plugin.kube('prod').api))
         self.assertTrue(prod.verify_ssl)
         error = self.assertRaises(exception.Error, self.plugin.kube, 'new')
@@ -302,8 +230,8 @@ class OnTheWireTest(PluginTestCase):
     offline = False
 
     def test_a_token_goes_without_a_client_certificate(self):
-        pki = self.useFixture(test_transport.Pki())
-        server = self.useFixture(test_transport.LoopbackApi(pki))
+        pki = self.useFixture(loopback.Pki())
+        server = self.useFixture(loopback.LoopbackApi(pki))
         server.answer('GET', '/api/v1/namespaces/demo', 200, {})
         cfg.CONF.set_override('api_url', server.url, group='kubernetes')
         cfg.CONF.set_override('ca_file', pki.ca_file,
@@ -315,33 +243,6 @@ class OnTheWireTest(PluginTestCase):
         request, = server.requests
         self.assertEqual('Bearer abcd1234', request.headers['Authorization'])
         self.assertIsNone(request.peer)
-
-
-class TrusteeAuth:
-    """Stands in for the [trustee] auth plugin of a trust-scoped context:
-    each authentication is a new token, valid for `lifetime` seconds,
-    carrying `roles` (hand-made, as Keystone lists a trust's roles)."""
-
-    def __init__(self, issued, lifetime=3600, roles=()):
-        self.issued, self.lifetime = issued, lifetime
-        self.roles = roles
-        self.auth_ref = None
-
-    def get_access(self, session):
-        if self.auth_ref is None:
-            self.issued.append('trust-token-%d' % (len(self.issued) + 1))
-            expires = (datetime.datetime.now(datetime.timezone.utc) +
-                       datetime.timedelta(seconds=self.lifetime))
-            self.auth_ref = access.create(
-                body={'token': {'expires_at': expires.isoformat(),
-                                'methods': ['password'],
-                                'roles': [{'id': r, 'name': r}
-                                          for r in self.roles]}},
-                auth_token=self.issued[-1])
-        return self.auth_ref
-
-    def invalidate(self):
-        self.auth_ref = None
 
 
 class KeystoneMemoryTest(PluginTestCase):

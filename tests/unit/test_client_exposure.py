@@ -17,7 +17,7 @@ the operator allows it, and only a member's token; TLS verification off
 said at start and once per endpoint.
 
 Magnum cannot run here: its answers come from a stand-in for
-python-magnumclient (test_client.PluginTestCase._stand_in_magnum). The
+python-magnumclient (plugincase.PluginTestCase._stand_in_magnum). The
 role lists are hand-made, as Keystone puts them in tokens (implied roles
 included: an admin's token carries admin, member and reader).
 """
@@ -37,8 +37,8 @@ import testtools
 from heat_k8s.client import clientplugin as client
 from heat_k8s.client import exposure
 from heat_k8s.enginefixes import startup
-from tests.unit import test_client
-from tests.unit import test_transport
+from tests.unit import loopback
+from tests.unit import plugincase
 
 MEMBER = ['member', 'reader']
 ADMIN = ['admin', 'member', 'reader']
@@ -92,7 +92,7 @@ class RulesTest(testtools.TestCase):
                       exposure.tls_off_warning(exposure.FALLBACK))
 
 
-class MagnumSwitchTest(test_client.PluginTestCase):
+class MagnumSwitchTest(plugincase.PluginTestCase):
     """[kubernetes] allow_magnum_clusters: off by default."""
 
     def test_off_by_default_a_magnum_cluster_is_refused(self):
@@ -123,7 +123,7 @@ class MagnumSwitchTest(test_client.PluginTestCase):
         self.assertIsNone(client.cluster_refusal('prod'))
 
 
-class MemberTokenTest(test_client.PluginTestCase):
+class MemberTokenTest(plugincase.PluginTestCase):
     """With Magnum clusters allowed (from a stand-in), only a token whose
     roles are all in [kubernetes] magnum_token_roles goes to a cluster's
     api_address."""
@@ -183,7 +183,7 @@ class MemberTokenTest(test_client.PluginTestCase):
         def trust_context(roles, trust_id):
             ctx = utils.dummy_context(trust_id=trust_id,
                                       user_id='heat-trustee')
-            ctx._auth_plugin = test_client.TrusteeAuth(issued, roles=roles)
+            ctx._auth_plugin = plugincase.TrusteeAuth(issued, roles=roles)
             return ctx
         member = trust_context(MEMBER, 'trust-member')
         kube = member.clients.client_plugin('kubernetes').kube('prod')
@@ -201,15 +201,15 @@ class MemberTokenTest(test_client.PluginTestCase):
         self.assertNotIn('trust-token-2', str(error))
 
 
-class OnTheWireTest(test_client.PluginTestCase):
+class OnTheWireTest(plugincase.PluginTestCase):
     """A Magnum cluster's api_address as a loopback TLS server (Magnum's
     answer from a stand-in): what reaches it."""
 
     offline = False
 
     def test_an_admins_token_never_reaches_the_cluster(self):
-        pki = self.useFixture(test_transport.Pki())
-        server = self.useFixture(test_transport.LoopbackApi(pki))
+        pki = self.useFixture(loopback.Pki())
+        server = self.useFixture(loopback.LoopbackApi(pki))
         server.answer('GET', '/api/v1/namespaces/demo', 200, {})
         with open(pki.ca_file) as f:
             self._stand_in_magnum({'prod': types.SimpleNamespace(
@@ -226,7 +226,7 @@ class OnTheWireTest(test_client.PluginTestCase):
         self.assertEqual('Bearer abcd1234', request.headers['Authorization'])
 
 
-class TlsWarningTest(test_client.PluginTestCase):
+class TlsWarningTest(plugincase.PluginTestCase):
     """TLS verification off is said once per endpoint, naming the option
     that turned it off, and at heat-engine's start."""
 
@@ -285,7 +285,7 @@ class TlsWarningTest(test_client.PluginTestCase):
                       self.LOG.output)
 
     def test_a_kubeconfig_skipping_verification(self):
-        path = self.useFixture(test_client.KubeconfigFile()).path
+        path = self.useFixture(plugincase.KubeconfigFile()).path
         cfg.CONF.set_override('kubeconfig', path, group='kubernetes')
         self.plugin.client()
         self.assertIn('TLS verification of Kubernetes API '

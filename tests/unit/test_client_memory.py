@@ -19,16 +19,7 @@ import datetime
 import testtools
 
 from heat_k8s.client import memory
-
-
-class Clock:
-    """A clock that moves only when told."""
-
-    def __init__(self):
-        self.now = 1000.0
-
-    def __call__(self):
-        return self.now
+from tests.unit.clocks import Clock
 
 
 class ExpiringTest(testtools.TestCase):

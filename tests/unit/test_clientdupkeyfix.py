@@ -38,8 +38,8 @@ from heat_k8s.enginefixes import clientdupkeyfix
 from heat_k8s.enginefixes import clientstartup
 from heat_k8s.enginefixes import patching
 from heat_k8s.enginefixes import uniquekeys
-from tests.unit import test_dupkeyfix as server
-from tests.unit import test_enginefix_patches as heat_patches
+from tests.unit import duplicate_keys as server
+from tests.unit import patchtree as heat_patches
 
 SETUP_CFG = os.path.join(os.path.dirname(__file__), '..', '..',
                          'setup.cfg')

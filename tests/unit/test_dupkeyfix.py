@@ -37,44 +37,16 @@ from heat_k8s.enginefixes import dupkeyfix
 from heat_k8s.enginefixes import patching
 from heat_k8s.enginefixes import startup
 from heat_k8s.rendering import inifile
+from tests.unit.duplicate_keys import ENV_TWICE
+from tests.unit.duplicate_keys import LEGAL
+from tests.unit.duplicate_keys import MESSAGE
+from tests.unit.duplicate_keys import TWICE
+from tests.unit.duplicate_keys import TWICE_JSON
 
-# Hand-made templates: the first `image` is lost without the fix.
-TWICE = '''heat_template_version: 2021-04-16
-resources:
-  web:
-    type: OS::Heat::None
-    properties:
-      image: nginx:1.27
-      replicas: 2
-      image: nginx:1.25
-'''
-TWICE_JSON = '''{"heat_template_version": "2021-04-16",
- "resources": {"web": {"type": "OS::Heat::None",
-                       "properties": {"image": "a",
-                                      "image": "b"}}}}
-'''
-ENV_TWICE = '''parameters:
-  size: 1
-parameter_defaults: {}
-parameters:
-  size: 2
-'''
-LEGAL = '''heat_template_version: 2021-04-16
-parameters:
-  base: &base {type: string, default: a}
-  other:
-    <<: *base
-    default: b
-resources:
-  one: {type: OS::Heat::None, properties: {image: x}}
-  two: {type: OS::Heat::None, properties: {image: x, "1": one, 1: two}}
-'''
 NESTED = '''heat_template_version: 2021-04-16
 resources:
   nested: {type: nested.yaml}
 '''
-MESSAGE = ("Duplicate key 'image' in one mapping (lines 6 and 8): Heat "
-           'would keep only the last value')
 
 
 class HeatAsReleasedTest(heat_harness.KubernetesTestCase):

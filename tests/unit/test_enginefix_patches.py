@@ -24,69 +24,32 @@ from tests.unit import heat_harness  # noqa: F401 (first: sets up Heat)
 
 # isort: split
 
-import ast
 import glob
 import inspect
 import os
 import re
 import shutil
-import subprocess
-import tempfile
 
 import fixtures
-import heat
 import testtools
 
 from heat_k8s.enginefixes import fixlist
 from heat_k8s.enginefixes import patching
 from heat_k8s.enginefixes import release
+from tests.unit.patchtree import HEAT_ROOT
+from tests.unit.patchtree import function_source
+from tests.unit.patchtree import patched_tree
 
 # Heat's: those of fixlist.CLIENT_FIXES are heatclient's (their tests).
 PATCHES = sorted(
     path for path in glob.glob(os.path.join(
         os.path.dirname(patching.__file__), 'patches', '*.patch'))
     if os.path.basename(path)[:-len('.patch')] not in fixlist.CLIENT_FIXES)
-# Where Heat is installed: patches are relative to the directory holding
-# the heat package, as in Heat's source tree.
-HEAT_ROOT = os.path.dirname(os.path.dirname(heat.__file__))
 
 
 def first_release(text):
     """The oldest Heat major release the patch's header says it fits."""
     return int(re.search(r'to Heat\s+(\d+)\.\d+\.\d+ to', text).group(1))
-
-
-def patched_tree(patch, root=HEAT_ROOT):
-    """A copy of the files `patch` touches (under `root`), patched:
-    (tree, files, patch's outcome)."""
-    with open(patch) as f:
-        text = f.read()
-    files = sorted(set(re.findall(r'^\+\+\+ b/(\S+)$', text, re.M)))
-    tree = tempfile.mkdtemp()
-    for name in files:
-        source = os.path.join(root, name)
-        os.makedirs(os.path.dirname(os.path.join(tree, name)), exist_ok=True)
-        if os.path.exists(source):
-            shutil.copy(source, os.path.join(tree, name))
-    out = subprocess.run(['patch', '-p1', '--batch', '--forward',
-                          '--no-backup-if-mismatch', '-i', patch],
-                         cwd=tree, capture_output=True, text=True)
-    return tree, files, out
-
-
-def function_source(path, owner, name):
-    """The text of `owner`.`name` (a class's method, or a module's
-    function when owner is the module) in the file at `path`."""
-    with open(path) as f:
-        text = f.read()
-    body = ast.parse(text).body
-    if not inspect.ismodule(owner):
-        body = next(node.body for node in body
-                    if isinstance(node, ast.ClassDef)
-                    and node.name == owner.__name__)
-    return next((ast.get_source_segment(text, node) for node in body
-                 if isinstance(node, ast.FunctionDef) and node.name == name),
-                '')
 
 
 class PatchTest(testtools.TestCase):

@@ -22,7 +22,7 @@ import testtools
 from heat_k8s import config  # noqa: F401  (registers [kubernetes])
 from heat_k8s.kinds import fieldrules
 from heat_k8s.kinds import schema
-from tests.unit.test_schema_projection import _deployment
+from tests.unit.manifests import deployment
 
 INT32_MAX = 2 ** 31 - 1
 DEFINITIONS = 'https://kubernetes.io/api/_definitions.json#/$defs/'
@@ -75,7 +75,7 @@ class SchemaFormatTest(testtools.TestCase):
         self.assertEqual(
             [('spec.replicas', '4294967296 is out of range for int32 '
               '(-2147483648 to 2147483647)')],
-            schema.validate(_deployment(replicas=4294967296)))
+            schema.validate(deployment(replicas=4294967296)))
 
     def test_binary_data_must_be_base64(self):
         self.assertEqual(
@@ -156,7 +156,7 @@ class LabelRuleTest(testtools.TestCase):
             fieldrules.label_value_problems('web server')))
 
     def test_labels_anywhere_in_the_manifest(self):
-        manifest = _deployment()
+        manifest = deployment()
         manifest['metadata']['labels'] = {'tier': 'front end'}
         manifest['spec']['selector']['matchLabels'] = {'bad key': 'x'}
         manifest['spec']['template']['metadata']['labels'] = {
@@ -192,7 +192,7 @@ class LabelRuleTest(testtools.TestCase):
         self.assertEqual([], fieldrules.problems(service))
 
     def test_non_strings_and_unknowns_are_left_to_the_schema(self):
-        manifest = _deployment()
+        manifest = deployment()
         manifest['metadata']['labels'] = {'version': 3, 'app': None}
         manifest['spec']['replicas'] = None
         self.assertEqual([], fieldrules.problems(manifest))
@@ -236,8 +236,8 @@ class RangeRuleTest(testtools.TestCase):
         self.assertEqual(
             [('spec.replicas',
               'Invalid value: -1: must be greater than or equal to 0')],
-            fieldrules.problems(_deployment(replicas=-1)))
-        self.assertEqual([], fieldrules.problems(_deployment(replicas=0)))
+            fieldrules.problems(deployment(replicas=-1)))
+        self.assertEqual([], fieldrules.problems(deployment(replicas=0)))
 
     def test_job_counts_in_a_job_and_a_cron_job(self):
         job = {'apiVersion': 'batch/v1', 'kind': 'Job',
@@ -252,7 +252,7 @@ class RangeRuleTest(testtools.TestCase):
                          _paths(fieldrules.problems(cron)))
 
     def test_ports(self):
-        manifest = _deployment()
+        manifest = deployment()
         manifest['spec']['template']['spec']['containers'][0]['ports'] = [
             {'containerPort': 80}, {'containerPort': 0},
             {'containerPort': 65536, 'hostPort': 0}]

@@ -34,7 +34,7 @@ from oslo_config import cfg
 
 from tests.unit.heat_harness import deployment
 from tests.unit.heat_harness import template
-from tests.unit.test_resources_recovery import FakeKube
+from tests.unit.recovery import FakeKube
 
 UID = '0d6c1f3e-2b4a-4e8f-9a7c-5b3d1e9f7a20'
 ENGINE = 'engine-progress'

@@ -19,17 +19,14 @@ from tests.unit import heat_harness  # first: sets up Heat
 
 from heat.common import exception
 
-from tests.unit import test_resources_recovery as recovery
+from tests.unit import recovery
 
 TAKEN = [{'manager': 'ops', 'operation': 'Apply', 'apiVersion': 'apps/v1',
           'fieldsType': 'FieldsV1',
           'fieldsV1': {'f:spec': {'f:replicas': {}}}}]
 
 
-class DriftTest(heat_harness.KubernetesTestCase):
-
-    _resource = recovery.RecoveryTest._resource
-    _object = recovery.RecoveryTest._object
+class DriftTest(recovery.Recovering, heat_harness.KubernetesTestCase):
 
     def drifted(self, ready=True):
         fake = recovery.NameHolder()

@@ -28,7 +28,7 @@ from heat_k8s.kinds import readiness
 from heat_k8s.resources import objects
 from heat_k8s.resources.shared import members
 from heat_k8s.waiting import awaiter
-from tests.unit import test_resources_recovery as recovery
+from tests.unit import recovery
 from tests.unit.fixtures import load
 from tests.unit.heat_harness import template
 

@@ -19,37 +19,28 @@ import testtools
 from heat_k8s import config  # noqa: F401  (registers [kubernetes])
 from heat_k8s.kinds import projection
 from heat_k8s.kinds import schema
-
-
-def _deployment(**spec_changes):
-    spec = {'replicas': 1, 'selector': {'matchLabels': {'a': 'b'}},
-            'template': {'metadata': {'labels': {'a': 'b'}},
-                         'spec': {'containers': [{'name': 'c',
-                                                  'image': 'i'}]}}}
-    spec.update(spec_changes)
-    return {'apiVersion': 'apps/v1', 'kind': 'Deployment',
-            'metadata': {'name': 'x'}, 'spec': spec}
+from tests.unit.manifests import deployment
 
 
 class SchemaTest(testtools.TestCase):
 
     def test_valid(self):
-        self.assertEqual([], schema.validate(_deployment()))
+        self.assertEqual([], schema.validate(deployment()))
 
     def test_type_errors_have_paths(self):
         self.assertEqual(
             [('spec.replicas', "'three' is not of type 'integer'")],
-            schema.validate(_deployment(replicas='three')))
+            schema.validate(deployment(replicas='three')))
 
     def test_unknown_fields_are_errors(self):
-        manifest = _deployment()
+        manifest = deployment()
         manifest['spec']['template']['spec']['containers'][0]['cpu'] = 1
         [(path, problem)] = schema.validate(manifest)
         self.assertEqual('spec.template.spec.containers[0]', path)
         self.assertIn("'cpu' was unexpected", problem)
 
     def test_unresolved_values_are_skipped(self):
-        self.assertEqual([], schema.validate(_deployment(replicas=None)))
+        self.assertEqual([], schema.validate(deployment(replicas=None)))
 
     def test_unknown_kinds_are_not_checked(self):
         self.assertEqual([], schema.validate({
@@ -63,7 +54,7 @@ class SchemaTest(testtools.TestCase):
         self.assertNotIn('hunter2', repr(errors))
 
     def test_error_count_is_bounded(self):
-        manifest = _deployment()
+        manifest = deployment()
         manifest['spec']['template']['spec']['containers'] = [
             {'name': n, 'image': 'i'} for n in range(schema.MAX_ERRORS + 3)]
         errors = schema.validate(manifest)
