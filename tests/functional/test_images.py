@@ -28,7 +28,6 @@ so. The end-to-end tests run every one of them in a deployment
 test_compute_cloud), so CI, which builds them, does not pay twice.
 """
 
-import base64
 import http.client
 import json
 import os
@@ -37,128 +36,36 @@ import secrets
 import socket
 import subprocess
 import tempfile
-import time
 import urllib.parse
 import urllib.request
-import uuid
 from xml.etree import ElementTree
 
-import jinja2
 import pytest
-import yaml
 
+from tests.functional import kolla_images
+from tests.functional.kolla_images import KOLLA_DIR
+from tests.functional.kolla_images import PODMAN
+from tests.functional.kolla_images import REPO
+from tests.functional.kolla_images import ULIMITS
+from tests.functional.kolla_images import database_server
+from tests.functional.kolla_images import database_task
+from tests.functional.kolla_images import identity_template
+from tests.functional.kolla_images import keystone_config
+from tests.functional.kolla_images import keystone_database
+from tests.functional.kolla_images import kolla_dir
+from tests.functional.kolla_images import pick
 from tools.lc.builds import go
-from tools.lc.builds import images
 from tools.lc.builds import recipes
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
+# The shared fixtures: the images, containers and a loopback address.
+refs = kolla_images.refs
+containers = kolla_images.containers
+address = kolla_images.address
 
-PODMAN = list(images.PODMAN)
-ULIMITS = ['--ulimit', 'nofile=1024:1024', '--ulimit', 'nproc=1024:1024']
-RUN_FLAGS = ULIMITS + ['--network', 'host']
 # The compute image's daemons: privileged (QEMU's /dev/kvm, ovs-vswitchd's
 # taps), in a network namespace of their own, so that their bridges and
 # taps go with the container.
 PRIVILEGED_FLAGS = ULIMITS + ['--network', 'none', '--privileged']
-
-
-@pytest.fixture(scope='module')
-def refs():
-    """Build (or find) every image the way a user does."""
-    out = subprocess.run(
-        [os.path.join(REPO, 'tools', 'localcloud'), 'images'],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        timeout=3600)
-    assert out.returncode == 0, out.stdout
-    return recipes.refs()
-
-
-class Containers:
-    """Starts containers and removes every one of them afterwards."""
-
-    def __init__(self):
-        self.prefix = 'heat-k8s-images-test-%s-' % uuid.uuid4().hex[:6]
-        self.names = []
-
-    def start(self, name, image, *args, env=None, volumes=(),
-              flags=RUN_FLAGS):
-        name = self.prefix + name
-        self.names.append(name)
-        argv = PODMAN + ['run', '--detach', '--name', name] + list(flags)
-        for key, value in sorted((env or {}).items()):
-            argv += ['--env', '%s=%s' % (key, value)]
-        for volume in volumes:
-            argv += ['--volume', volume]
-        subprocess.run(argv + [image] + list(args), check=True,
-                       stdout=subprocess.DEVNULL)
-        return name
-
-    def run(self, image, *args, env=None, volumes=(), check=True):
-        """Run a container to completion; return (exit code, output)."""
-        name = self.prefix + 'run-%d' % len(self.names)
-        self.names.append(name)
-        argv = PODMAN + ['run', '--rm', '--name', name] + RUN_FLAGS
-        for key, value in sorted((env or {}).items()):
-            argv += ['--env', '%s=%s' % (key, value)]
-        for volume in volumes:
-            argv += ['--volume', volume]
-        out = subprocess.run(argv + [image] + list(args),
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             text=True, timeout=300)
-        if check:
-            assert out.returncode == 0, out.stdout
-        return out.returncode, out.stdout
-
-    def exec(self, name, *args):
-        out = subprocess.run(PODMAN + ['exec', name] + list(args),
-                             stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True, timeout=60)
-        return out.returncode, out.stdout
-
-    def logs(self, name):
-        return subprocess.run(PODMAN + ['logs', name],
-                              stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True).stdout
-
-    def wait(self, name, what, check, timeout=120):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if check():
-                return
-            state = subprocess.run(
-                PODMAN + ['inspect', '--format', '{{.State.Running}}', name],
-                stdout=subprocess.PIPE, text=True).stdout.strip()
-            if state != 'true':
-                pytest.fail('%s exited before %s:\n%s'
-                            % (name, what, self.logs(name)))
-            time.sleep(1)
-        pytest.fail('%s: no %s after %ds:\n%s'
-                    % (name, what, timeout, self.logs(name)))
-
-    def remove_all(self):
-        for name in self.names:
-            subprocess.run(PODMAN + ['rm', '--force', '--time', '2', name],
-                           stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
-
-
-@pytest.fixture
-def containers():
-    c = Containers()
-    yield c
-    c.remove_all()
-
-
-def _pick(low, high):
-    return low + secrets.randbelow(high - low + 1)
-
-
-@pytest.fixture
-def address():
-    """A loopback address no other test run uses."""
-    return '127.%d.%d.%d' % (_pick(100, 250),
-                             _pick(0, 255), _pick(2, 250))
 
 
 def _port_open(address, port):
@@ -239,7 +146,7 @@ def test_mariadb_root_login_and_healthcheck(refs, containers, address):
 
 
 def test_memcached_stats(refs, containers, address):
-    port = _pick(20000, 30000)
+    port = pick(20000, 30000)
     containers.start('memcached', refs['memcached'], 'memcached', '-m', '64',
                      '-p', str(port), env={'BIND_ADDRESS': address})
     name = containers.names[-1]
@@ -267,27 +174,8 @@ def test_keystone_manage_version(refs, containers, name):
         recipes.BY_NAME[name], go.read_versions())
 
 
-def _fernet_key():
-    return base64.urlsafe_b64encode(secrets.token_bytes(32)).decode()
-
-
-KOLLA_DIR = '/var/lib/kolla/config_files'
-
-
-def _kolla_dir(tmp, config, files):
-    os.makedirs(tmp, exist_ok=True)
-    with open(os.path.join(tmp, 'config.json'), 'w') as f:
-        json.dump(config, f)
-    for path, text in files.items():
-        full = os.path.join(tmp, path)
-        os.makedirs(os.path.dirname(full), exist_ok=True)
-        with open(full, 'w') as f:
-            f.write(text)
-    return '%s:%s:ro' % (tmp, KOLLA_DIR)
-
-
 def test_kolla_start_copies_config(refs, containers, tmp_path):
-    volume = _kolla_dir(str(tmp_path / 'kolla'), {
+    volume = kolla_dir(str(tmp_path / 'kolla'), {
         'config_files': [
             {'source': '/var/lib/kolla/config_files/test.conf',
              'dest': '/etc/keystone/test.conf',
@@ -307,55 +195,12 @@ def test_kolla_start_copies_config(refs, containers, tmp_path):
     assert '[DEFAULT]\ndebug = true' in out
 
 
-def _identity_template():
-    with open(os.path.join(REPO, 'templates', 'identity.yaml')) as f:
-        return yaml.safe_load(f)['resources']
-
-
-def _render_keystone_conf(values):
-    with open(os.path.join(REPO, 'templates', 'identity',
-                           'keystone.conf.j2')) as f:
-        return jinja2.Template(f.read()).render(**values)
-
-
-def _database_task(containers, refs, address, root_pw, task, **env):
-    """Run one of identity.yaml's database tasks (its own command)."""
-    return containers.run(
-        refs['mariadb'],
-        *_identity_template()[task]['properties']['command'],
-        env=dict(env, DB_HOST=address, DB_PORT='3306', MYSQL_PWD=root_pw))
-
-
-def _database_server(containers, refs, address):
-    """identity.yaml's MariaDB, healthy; its root password."""
-    root_pw = secrets.token_hex(12)
-    db = containers.start('mariadb', refs['mariadb'], env={
-        'MARIADB_ROOT_PASSWORD': root_pw, 'BIND_ADDRESS': address})
-    containers.wait(db, 'healthy server', lambda: containers.exec(
-        db, *_identity_template()['database']['properties']['health_check'][
-            'command'])[0] == 0)
-    return root_pw
-
-
-def keystone_database(containers, refs, address):
-    """MariaDB with identity.yaml's keystone database and user.
-
-    Returns the user's password: hex, as 29.x's db_sync crashes on a
-    URL-encoded one.
-    """
-    root_pw = _database_server(containers, refs, address)
-    db_pw = secrets.token_hex(12)
-    _database_task(containers, refs, address, root_pw, 'database_create',
-                   KEYSTONE_DB_USER='keystone', KEYSTONE_DB_PASSWORD=db_pw)
-    return db_pw
-
-
 def test_a_password_rotation_keeps_the_old_user_until_retired(
         refs, containers, address):
     """identity.yaml's database_password_rotation, its SQL: the new user
     is added beside the old one (both log in while the API rolls), then
     keystone_db_retire drops every earlier keystone user, and no other."""
-    root_pw = _database_server(containers, refs, address)
+    root_pw = database_server(containers, refs, address)
     passwords = {user: secrets.token_hex(12)
                  for user in ('keystone', 'keystone_1', 'keystone_2')}
 
@@ -366,16 +211,16 @@ def test_a_password_rotation_keeps_the_old_user_until_retired(
             env={'MYSQL_PWD': passwords[user]}, check=False)
 
     for user in ('keystone', 'keystone_1'):
-        _database_task(containers, refs, address, root_pw, 'database_create',
+        database_task(containers, refs, address, root_pw, 'database_create',
                        KEYSTONE_DB_USER=user,
                        KEYSTONE_DB_PASSWORD=passwords[user])
     assert [login(u)[0] for u in ('keystone', 'keystone_1')] == [0, 0]
     # An unrelated user whose name starts alike is not ours to drop.
-    _database_task(containers, refs, address, root_pw, 'database_create',
+    database_task(containers, refs, address, root_pw, 'database_create',
                    KEYSTONE_DB_USER='keystone_2x',
                    KEYSTONE_DB_PASSWORD=passwords['keystone_2'])
 
-    code, out = _database_task(containers, refs, address, root_pw,
+    code, out = database_task(containers, refs, address, root_pw,
                                'keystone_db_retire',
                                KEYSTONE_DB_USER='keystone_1')
     assert "retired: DROP USER 'keystone'@'%';" in out, out
@@ -388,42 +233,10 @@ def test_a_password_rotation_keeps_the_old_user_until_retired(
         'ORDER BY user', env={'MYSQL_PWD': root_pw})
     assert out.split() == ['keystone_1', 'keystone_2x']
     # Nothing left to retire: it says so and succeeds.
-    code, out = _database_task(containers, refs, address, root_pw,
+    code, out = database_task(containers, refs, address, root_pw,
                                'keystone_db_retire',
                                KEYSTONE_DB_USER='keystone_1')
     assert out.strip() == 'retired: none', out
-
-
-def _kolla_json(resource):
-    """The config.json identity.yaml gives `resource` (its kolla_config)."""
-    return dict(_identity_template()[resource]['properties']['kolla_config'])
-
-
-def keystone_config(tmp_path, address, db_pw):
-    """identity.yaml's Keystone files: config_dir(resource) -> volume,
-    the Fernet keys only for a resource the template gives them."""
-    conf = _render_keystone_conf({
-        'debug': False, 'token': {'provider': 'fernet', 'expiration': 3600},
-        'fernet_keys': 2, 'memcached_servers': [address + ':11211'],
-        'database': {'user': 'keystone', 'password': db_pw, 'host': address,
-                     'port': 3306, 'name': 'keystone'}})
-    files = {'keystone.conf': conf}
-    # As the template ships them, the schema steps' helper beside them.
-    for name in ('wsgi-keystone.conf', 'keystone-schema.py',
-                 'task_failure.py'):
-        with open(os.path.join(REPO, 'templates', 'identity', name)) as f:
-            files[name] = f.read()
-    keys = {'fernet-keys/0': _fernet_key(), 'fernet-keys/1': _fernet_key()}
-
-    def config_dir(resource, name=None, command=None):
-        given = _identity_template()[resource]['properties']
-        config = _kolla_json(resource)
-        if command:
-            config['command'] = command
-        return _kolla_dir(str(tmp_path / (name or resource)), config,
-                          dict(files, **keys) if 'secret_files' in given
-                          else files)
-    return config_dir
 
 
 def test_keystone_issues_a_token(refs, containers, address, tmp_path):
@@ -433,7 +246,7 @@ def test_keystone_issues_a_token(refs, containers, address, tmp_path):
     steps' commands (check, expand), Apache with our wsgi-keystone.conf,
     contract, then keystone-manage bootstrap; a password gets a token.
     """
-    resources = _identity_template()
+    resources = identity_template()
     admin_pw = secrets.token_hex(12)
     containers.start('memcached', refs['memcached'],
                      *resources['memcached']['properties']['command'],
@@ -491,7 +304,7 @@ def test_wagtail_migrates_and_serves(refs, containers, address):
                            % address}
     code, out = containers.run(refs['wagtail'], 'site-migrate', env=env)
     assert 'Applying wagtailcore' in out
-    port = _pick(20000, 30000)
+    port = pick(20000, 30000)
     name = containers.start('wagtail', refs['wagtail'],
                             env=dict(env, PORT=str(port),
                                      BIND_ADDRESS=address))
@@ -564,7 +377,7 @@ def _service_dir(tmp, service, conf_name, conf, data_dirs, command):
     /etc/<service>, the data directories (volumes) given to the
     service's user."""
     owner = '%s:%s' % (service, service)
-    return _kolla_dir(str(tmp), {
+    return kolla_dir(str(tmp), {
         'command': command,
         'config_files': [{
             'source': '%s/%s' % (KOLLA_DIR, conf_name),
@@ -752,7 +565,7 @@ def neutron_ref():
 def _mariadb_databases(containers, refs, address, names):
     """MariaDB with databases `names` and one user owning them; the
     user's password (hex: no URL quoting in the connections)."""
-    root_pw = _database_server(containers, refs, address)
+    root_pw = database_server(containers, refs, address)
     password = secrets.token_hex(12)
     sql = ''.join('CREATE DATABASE %s; GRANT ALL ON %s.* TO app@"%%";'
                   % (n, n) for n in names)
@@ -849,8 +662,8 @@ def test_rabbitmq_user_survives_a_restart(rabbitmq_ref, containers, address,
     password = secrets.token_hex(12)
     # epmd and the distribution on ports of their own: with host
     # networking the loopback is every other Erlang node's here too.
-    ports = {'ERL_EPMD_PORT': str(_pick(30000, 39999)),
-             'RABBITMQ_DIST_PORT': str(_pick(40000, 49999))}
+    ports = {'ERL_EPMD_PORT': str(pick(30000, 39999)),
+             'RABBITMQ_DIST_PORT': str(pick(40000, 49999))}
     first = _rabbitmq(containers, rabbitmq_ref, 'rabbitmq', address, data,
                       ports, RABBITMQ_DEFAULT_USER='openstack',
                       RABBITMQ_DEFAULT_PASS=password)
@@ -985,7 +798,7 @@ def test_libvirtd_runs_a_kvm_domain(compute_ref, containers, tmp_path):
               '%s:/var/log/libvirt' % (tmp_path / 'log')]
     containers.start('virtlogd', compute_ref, 'virtlogd', volumes=shared,
                      flags=PRIVILEGED_FLAGS)
-    kolla = _kolla_dir(str(tmp_path / 'kolla'), {
+    kolla = kolla_dir(str(tmp_path / 'kolla'), {
         'command': 'libvirtd',
         'permissions': [{'path': '/dev/kvm', 'owner': 'root:kvm',
                          'perm': '0660'}]}, {'tiny.xml': TINY_DOMAIN})

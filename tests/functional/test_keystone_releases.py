@@ -23,12 +23,12 @@ import time
 
 import pytest
 
-from tests.functional import test_images
+from tests.functional import kolla_images
 
-# test_images' fixtures: its images, containers and loopback address.
-refs = test_images.refs
-containers = test_images.containers
-address = test_images.address
+# The shared fixtures: the images, containers and a loopback address.
+refs = kolla_images.refs
+containers = kolla_images.containers
+address = kolla_images.address
 
 # (old recipe, new recipe, whether its expand changes the schema,
 # [(db_sync flags, exit code)] run with the new release's image).
@@ -71,8 +71,8 @@ def _revisions(containers, refs, address, db_pw):
                          ids=['%s-to-%s' % u[:2] for u in UPGRADES])
 def test_upgrade_steps(refs, containers, address, tmp_path,
                        old, new, expands, steps):
-    db_pw = test_images.keystone_database(containers, refs, address)
-    config_dir = test_images.keystone_config(tmp_path, address, db_pw)
+    db_pw = kolla_images.keystone_database(containers, refs, address)
+    config_dir = kolla_images.keystone_config(tmp_path, address, db_pw)
     print()
     assert _db_sync(containers, refs[old], config_dir) == 0
     # The old release's schema is complete: a 2 below is the new release's.
@@ -97,7 +97,7 @@ def test_upgrade_steps(refs, containers, address, tmp_path,
 def _schema_step(containers, image, config_dir, step):
     """templates/identity/keystone-schema.py's step: (exit, last line)."""
     code, out = containers.run(
-        image, 'python3', test_images.KOLLA_DIR + '/keystone-schema.py',
+        image, 'python3', kolla_images.KOLLA_DIR + '/keystone-schema.py',
         step,
         volumes=[config_dir('keystone', 'step%d' % len(containers.names))],
         check=False)
@@ -114,8 +114,8 @@ def test_schema_steps_go_forward_and_back(refs, containers, address,
     release expanded (alembic cannot find the revision); its API runs on
     it, so the steps pass over it rather than block the way back.
     """
-    db_pw = test_images.keystone_database(containers, refs, address)
-    config_dir = test_images.keystone_config(tmp_path, address, db_pw)
+    db_pw = kolla_images.keystone_database(containers, refs, address)
+    config_dir = kolla_images.keystone_config(tmp_path, address, db_pw)
     old, new = refs['keystone-2025.2'], refs['keystone-2026.1']
     print()
     assert _schema_step(containers, old, config_dir, 'check') == (

@@ -16,10 +16,10 @@ from tests.functional import heat_cluster  # first: sets up Heat
 
 # isort: split
 
-from tests.functional.test_resources import SIM
-from tests.functional.test_resources import deployment_spec
-from tests.functional.test_resources import hot
-from tests.functional.test_resources import job_spec
+from tests.functional.specs import SIM
+from tests.functional.specs import deployment_spec
+from tests.functional.specs import hot
+from tests.functional.specs import job_spec
 
 PAIRS = 10  # a ConfigMap and a Deployment each: 20 objects
 

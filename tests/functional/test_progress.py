@@ -23,16 +23,16 @@ from heat.objects import stack as stack_object
 from oslo_config import cfg
 
 from heat_k8s.client import kube
-from tests.functional import test_resources
+from tests.functional import specs
 
-SIM = test_resources.SIM
+SIM = specs.SIM
 
 
 class ProgressTest(heat_cluster.ClusterTestCase):
 
     def test_a_waiting_deployment_names_its_pods_then_fails_as_before(self):
         cfg.CONF.set_override('progress_interval', 1, group='kubernetes')
-        spec = test_resources.deployment_spec('slow', replicas=1, annotations={
+        spec = specs.deployment_spec('slow', replicas=1, annotations={
             SIM + 'waiting-reason': 'ContainerCreating'})
         stack_name, ctx = self.getUniqueString('progress'), self.context()
         seen = []
@@ -47,7 +47,7 @@ class ProgressTest(heat_cluster.ClusterTestCase):
 
         self.useFixture(fixtures.MonkeyPatch(
             'heat_k8s.client.kube.Kube.get', get))
-        stack = self.create(test_resources.hot({'web': {
+        stack = self.create(specs.hot({'web': {
             'type': 'OS::Kubernetes::Deployment',
             'properties': {'timeout': 20, 'spec': spec}}}), name=stack_name)
         self.assertState(stack, 'CREATE', 'FAILED')

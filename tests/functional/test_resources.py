@@ -25,36 +25,13 @@ from oslo_config import cfg
 from heat_k8s.resources.shared import sensitive
 from heat_k8s.secrecy import sealing
 from tests import simulated
+from tests.functional.specs import SIM
+from tests.functional.specs import deployment_spec
+from tests.functional.specs import hot
+from tests.functional.specs import job_spec
+from tests.functional.specs import pod_template
 
-SIM = 'sim.heat-k8s.io/'
 SECRET = 'Sup3r-s3cret-passw0rd'
-
-
-def pod_template(labels, annotations=None, image='registry.invalid/app:1',
-                 restart='Always'):
-    return {'metadata': {'labels': labels, 'annotations': annotations or {}},
-            'spec': simulated.on_kwok({
-                'restartPolicy': restart,
-                'containers': [{'name': 'app', 'image': image}]})}
-
-
-def deployment_spec(app, replicas=3, **kwargs):
-    return {'replicas': replicas, 'selector': {'matchLabels': {'app': app}},
-            'template': pod_template({'app': app}, **kwargs)}
-
-
-def job_spec(annotations=None, image='registry.invalid/migrate:1',
-             backoff_limit=0):
-    return {'backoffLimit': backoff_limit,
-            'template': pod_template({'job': 'x'}, annotations, image,
-                                     restart='Never')}
-
-
-def hot(resources, outputs=None):
-    tmpl = {'heat_template_version': '2021-04-16', 'resources': resources}
-    if outputs:
-        tmpl['outputs'] = outputs
-    return tmpl
 
 
 APP = hot({
