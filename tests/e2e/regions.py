@@ -20,8 +20,8 @@ import os
 
 from tests.e2e import controlplane_clients as clients
 from tests.e2e import stacks
-from tests.e2e.test_docker_host import CONTROLPLANE
-from tests.e2e.test_docker_host import create_args
+from tests.e2e.docker_stacks import CONTROLPLANE
+from tests.e2e.docker_stacks import create_args
 
 # The control plane with Glance alone (and its MariaDB and memcached) on
 # the real node, in a Keystone it does not deploy.

@@ -25,8 +25,8 @@ from heatclient import exc as heat_exc
 import pytest
 import yaml
 
+from tests.e2e import identity as tt
 from tests.e2e import stacks
-from tests.e2e import test_templates as tt
 
 DEPLOYMENT = {
     'type': 'OS::Kubernetes::Deployment',

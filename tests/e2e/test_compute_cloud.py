@@ -45,39 +45,30 @@ deletes and leaves nothing behind.
 """
 
 import json
-import os
 import time
 import uuid
 
 import pytest
 
+from tests.e2e import compute
 from tests.e2e import controlplane_clients as clients
+from tests.e2e import docker_stacks as dh
 from tests.e2e import projects
 from tests.e2e import servers
 from tests.e2e import stacks
-from tests.e2e import test_docker_host as dh
+from tests.e2e.compute import FROM_RELEASE
+from tests.e2e.compute import IMAGES
+from tests.e2e.compute import KUBE_ENVS
+from tests.e2e.compute import PRIVILEGED
+from tests.e2e.compute import SERVICES
+from tests.e2e.compute import TO_RELEASE
+from tests.e2e.compute import asked_for
 
 ADMIN_PASSWORD = 'cc-Admin-' + uuid.uuid4().hex[:12]
-UPGRADE = os.environ.get('HEAT_K8S_TEST_COMPUTE') == '1'
-FROM_RELEASE, TO_RELEASE = '2026.1', '2026.2'
-SERVICES = ('keystone', 'glance', 'placement', 'neutron', 'nova')
-# The compute control plane's images at the current release, and those
-# this module's stack starts from (a release behind).
-IMAGES = ('mariadb', 'memcached', 'rabbitmq', 'ovn') + SERVICES + (
-    'nova-compute',)
+# The images this module's stack starts from (a release behind).
 EARLIER_IMAGES = tuple(
     name + '-' + FROM_RELEASE for name in SERVICES + ('nova-compute',))
-KUBE_ENVS = [os.path.join(dh.ENVIRONMENTS, n) for n in (
-    'kubernetes.yaml', 'localcloud-images.yaml',
-    'localcloud-controlplane-images.yaml', 'localcloud-kubernetes.yaml')]
-PRIVILEGED = 'pod-security.kubernetes.io/enforce=privileged'
 
-# What runs when asked for: this module's upgrade, and nova-docker's
-# Keystone on a server of test_compute_region.py's region.
-asked_for = pytest.mark.skipif(
-    not UPGRADE, reason='the compute release upgrade and nova-docker\'s '
-    'Keystone under emulation run when asked for: HEAT_K8S_TEST_COMPUTE=1 '
-    '(CI\'s budget: README)')
 pytestmark = asked_for
 
 
@@ -120,21 +111,13 @@ def deployed(localcloud, images, operator_project):
     heat = stacks.Heat(localcloud, project.name,
                        clouds_file=project.env['OS_CLIENT_CONFIG_FILE'])
     try:
-        started = time.monotonic()
-        project.openstack('stack', 'create', '--timeout', str(
-            dh.TIMEOUT // 60), *dh.create_args(dh.CONTROLPLANE, {
-                'admin_password': ADMIN_PASSWORD, 'prefix': prefix,
-                'compute_count': 1, 'release': FROM_RELEASE,
-                # This machine's /dev/kvm is PVM's, which runs only kernels
-                # built as its guests (doc/source/user/controlplane.rst).
-                'compute_virt_type': 'qemu'}, KUBE_ENVS), name)
-        shown = heat.wait(name, timeout=dh.TIMEOUT)
-        assert shown.stack_status == 'CREATE_COMPLETE', (
-            shown.stack_status_reason)
-        print('\ncompute control plane with a compute node: '
-              'CREATE_COMPLETE after %.0fs, the project\'s pods using %.0f '
-              'MiB' % (time.monotonic() - started, clients.working_set_mib(
-                  localcloud, project.namespace)))
+        compute.create(localcloud, project, heat, name, {
+            'admin_password': ADMIN_PASSWORD, 'prefix': prefix,
+            'compute_count': 1, 'release': FROM_RELEASE,
+            # This machine's /dev/kvm is PVM's, which runs only kernels
+            # built as its guests (doc/source/user/controlplane.rst).
+            'compute_virt_type': 'qemu'}, KUBE_ENVS,
+            'compute control plane with a compute node')
         outputs = {o['output_key']: o['output_value']
                    for o in heat.stack(name).outputs}
         yield Deployed(name, prefix, suffix, outputs, clients.admin_env(

@@ -44,13 +44,13 @@ import uuid
 
 import pytest
 
+from tests.e2e import compute
 from tests.e2e import controlplane_clients as clients
+from tests.e2e import docker_stacks as dh
 from tests.e2e import projects
 from tests.e2e import regions
 from tests.e2e import servers
 from tests.e2e import stacks
-from tests.e2e import test_compute_cloud as compute
-from tests.e2e import test_docker_host as dh
 from tests.functional import cloud
 from tools.lc.builds import agent_server
 
@@ -214,24 +214,15 @@ def deployed(localcloud, images, operator_project, tmp_path_factory):
     heat = stacks.Heat(localcloud, project.name,
                        clouds_file=project.env['OS_CLIENT_CONFIG_FILE'])
     try:
-        started = time.monotonic()
-        project.openstack('stack', 'create', '--timeout', str(
-            dh.TIMEOUT // 60), *dh.create_args(dh.CONTROLPLANE, {
-                'admin_password': regions.admin_auth(localcloud)['password'],
-                'prefix': made.prefix, 'region': made.region,
-                'compute_count': 1, 'compute_virt_type': 'qemu',
-                'compute_uplink': UPLINK,
-                'compute_uplink_reach': _keystone_host(localcloud) + '/32'},
-                KUBE_ENVS + [regions.region_env(
-                    localcloud, str(tmp_path_factory.mktemp('ck')),
-                    made.name)]), made.name)
-        shown = heat.wait(made.name, timeout=dh.TIMEOUT)
-        assert shown.stack_status == 'CREATE_COMPLETE', (
-            shown.stack_status_reason)
-        print('\ncompute region of the local cloud: CREATE_COMPLETE after '
-              '%.0fs, the project\'s pods using %.0f MiB' % (
-                  time.monotonic() - started, clients.working_set_mib(
-                      localcloud, project.namespace)))
+        compute.create(localcloud, project, heat, made.name, {
+            'admin_password': regions.admin_auth(localcloud)['password'],
+            'prefix': made.prefix, 'region': made.region,
+            'compute_count': 1, 'compute_virt_type': 'qemu',
+            'compute_uplink': UPLINK,
+            'compute_uplink_reach': _keystone_host(localcloud) + '/32'},
+            KUBE_ENVS + [regions.region_env(
+                localcloud, str(tmp_path_factory.mktemp('ck')),
+                made.name)], 'compute region of the local cloud')
         yield made
     finally:
         project.openstack('stack', 'delete', '-y', '--wait', made.name,

@@ -36,9 +36,9 @@ import uuid
 import pytest
 
 from tests.e2e import controlplane_clients as clients
+from tests.e2e import docker_stacks as dh
 from tests.e2e import probe
 from tests.e2e import stacks
-from tests.e2e import test_docker_host as dh
 
 FROM_RELEASE, TO_RELEASE = '2026.1', '2026.2'
 # disable-compute.yaml leaves these.

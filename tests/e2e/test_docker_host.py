@@ -43,19 +43,21 @@ from tests.e2e import controlplane_clients
 from tests.e2e import leaks
 from tests.e2e import probe
 from tests.e2e import stacks
+from tests.e2e.docker_stacks import CONTROLPLANE
+from tests.e2e.docker_stacks import DOCKER_ENVS
+from tests.e2e.docker_stacks import ENVIRONMENTS
+from tests.e2e.docker_stacks import create
+from tests.e2e.docker_stacks import create_args
+from tests.e2e.docker_stacks import delete
+from tests.e2e.docker_stacks import events
+from tests.e2e.docker_stacks import outputs
+from tests.e2e.docker_stacks import wait
 from tests.functional import cloud
 from tools.lc import docker_host
 from tools.lc.kubernetes import node_host
 
 REPO = cloud.REPO
-ENVIRONMENTS = os.path.join(REPO, 'environments')
-CONTROLPLANE = os.path.join(REPO, 'templates', 'controlplane.yaml')
 IMAGES_ENV = os.path.join(ENVIRONMENTS, 'localcloud-images.yaml')
-DOCKER_ENVS = [os.path.join(ENVIRONMENTS, name) for name in (
-    'deployed-server-docker.yaml', 'localcloud-images.yaml',
-    'localcloud-controlplane-images.yaml', 'localcloud-docker-host.yaml',
-    # Keystone, Glance and Placement (Nova's: test_compute_cloud.py).
-    'disable-compute.yaml')]
 # The containers of the control plane on one host: the services and the
 # run-to-completion steps (health checks are execs, not containers).
 SERVICES = ('mariadb', 'memcached', 'keystone', 'glance', 'placement')
@@ -67,7 +69,6 @@ TASKS = ('keystone-db-create', 'keystone-db-check', 'keystone-db-expand',
          'placement-db-sync', 'placement-catalog')
 STATE_DIR = '/var/lib/heat-k8s'
 ADMIN_PASSWORD = 'dh-Admin-' + uuid.uuid4().hex[:12]
-TIMEOUT = 900
 ONE_TASK = """\
 heat_template_version: 2021-04-16
 parameters:
@@ -118,22 +119,6 @@ def leftovers(localcloud, stack, prefix):
             'files': files, 'volumes': volumes}
 
 
-def create_args(template, params, envs=DOCKER_ENVS):
-    """`stack create`'s template, environment and parameter arguments."""
-    args = ['-t', template]
-    for env in envs:
-        args += ['-e', env]
-    for key, value in params.items():
-        args += ['--parameter', '%s=%s' % (key, value)]
-    return args
-
-
-def create(localcloud, name, template, params, envs=DOCKER_ENVS):
-    localcloud.run('openstack', 'stack', 'create', '--timeout',
-                   str(TIMEOUT // 60), *create_args(template, params, envs),
-                   name)
-
-
 def start_agent(localcloud, name):
     cloud.localcloud(localcloud.state_dir, 'docker-host', name)
 
@@ -141,26 +126,6 @@ def start_agent(localcloud, name):
 def stop_agent(localcloud, name):
     cloud.localcloud(localcloud.state_dir, 'docker-host', '--stop', name,
                      check=False)
-
-
-def wait(localcloud, name, action, timeout=TIMEOUT):
-    return stacks.settle(localcloud, name, action, timeout)
-
-
-def delete(localcloud, name):
-    localcloud.run('openstack', 'stack', 'delete', '-y', '--wait', name,
-                   check=False)
-
-
-def events(localcloud, name):
-    out = localcloud.run('openstack', 'stack', 'event', 'list', name,
-                         '--nested-depth', '3', '-f', 'json').stdout
-    return json.loads(out)
-
-
-def outputs(localcloud, name):
-    shown = localcloud.openstack('stack', 'output', 'show', '--all', name)
-    return {k: v.get('output_value') for k, v in shown.items()}
 
 
 @pytest.fixture(scope='module')

@@ -37,10 +37,10 @@ import uuid
 import pytest
 
 from tests.e2e import controlplane_clients as clients
+from tests.e2e import docker_stacks as dh
 from tests.e2e import projects
 from tests.e2e import regions
 from tests.e2e import stacks
-from tests.e2e import test_docker_host as dh
 from tests.functional import cloud
 
 IMAGES = ('mariadb', 'memcached', 'glance')

@@ -31,8 +31,8 @@ import pytest
 import yaml
 
 from heat_k8s.export import manifests
+from tests.e2e import identity as tt
 from tests.e2e import stacks
-from tests.e2e import test_templates as tt
 from tests.e2e.conftest import CLI_TIMEOUT
 from tests.functional import cloud
 

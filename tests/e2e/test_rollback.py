@@ -25,8 +25,8 @@ stacks are still being created goes, leaving nothing.
 
 import pytest
 
+from tests.e2e import identity as tt
 from tests.e2e import stacks
-from tests.e2e import test_templates as tt
 
 ROUNDS = 3
 NO_NODE = 'selector={"heat-k8s.io/no-such-node": "true"}'

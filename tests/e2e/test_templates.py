@@ -32,7 +32,6 @@ import base64
 import json
 import os
 import re
-import subprocess
 import time
 import uuid
 
@@ -43,15 +42,26 @@ from tests.e2e import connect
 from tests.e2e import controlplane_clients
 from tests.e2e import leaks
 from tests.e2e import stacks
+from tests.e2e.identity import IDENTITY
+from tests.e2e.identity import KUBE_ENVS
+from tests.e2e.identity import STACK_TIMEOUT
+from tests.e2e.identity import Kube
+from tests.e2e.identity import admin_kubectl
+from tests.e2e.identity import create_args
+from tests.e2e.identity import env_args
+from tests.e2e.identity import failures
+from tests.e2e.identity import nested_stack
+from tests.e2e.identity import outputs
+from tests.e2e.identity import stack_create
+from tests.e2e.identity import stack_delete
+from tests.e2e.identity import validate
+from tests.e2e.identity import wait_stack
 from tests.functional import cloud
 from tools.lc.kubernetes import storage
 
 REPO = cloud.REPO
-IDENTITY = os.path.join(REPO, 'templates', 'identity.yaml')
-ENVIRONMENTS = os.path.join(REPO, 'environments')
 BACKENDS = ('kubernetes', 'deployed-server-docker', 'nova-docker')
 ADMIN_PASSWORD = 'e2e-Admin-' + uuid.uuid4().hex[:12]
-STACK_TIMEOUT = 600
 DOCKER_HOST_ADDRESS = '192.0.2.10'
 KEYSTONE_CONF = '/var/lib/kolla/config_files/keystone.conf'
 KEYSTONE_CONF_KEY = 'file.var_lib_kolla_config_files_keystone.conf'
@@ -59,69 +69,6 @@ WSGI_CONF = '/var/lib/kolla/config_files/wsgi-keystone.conf'
 NOVA_UNAVAILABLE = ('HEAT-E99001 Service nova is not available for resource '
                     'type OS::Nova::Server, reason: nova compute endpoint '
                     'is not in service catalog.')
-
-
-# Kubernetes on the local cloud: the real node runs the images built here,
-# and public services are NodePorts on 127.0.0.1.
-KUBE_ENVS = ['kubernetes', 'localcloud-images', 'localcloud-kubernetes']
-
-
-def env_file(name):
-    return os.path.join(ENVIRONMENTS, name + '.yaml')
-
-
-def env_args(*names):
-    args = []
-    for name in names:
-        args += ['-e', name if os.path.isabs(name) else env_file(name)]
-    return args
-
-
-def create_args(envs, params=(), template=IDENTITY):
-    """`stack create`'s template, environment and parameter arguments."""
-    args = ['-t', template] + env_args(*envs)
-    for param in params:
-        args += ['--parameter', param]
-    return args
-
-
-def stack_create(localcloud, name, envs, params=(), template=IDENTITY):
-    localcloud.run('openstack', 'stack', 'create', '--timeout',
-                   str(STACK_TIMEOUT // 60),
-                   *create_args(envs, params, template), name)
-    return wait_stack(localcloud, name, 'CREATE')
-
-
-def wait_stack(localcloud, name, action, timeout=STACK_TIMEOUT):
-    """Poll until the stack's action is over; its `stack show`."""
-    return stacks.settle(localcloud, name, action, timeout)
-
-
-def stack_delete(localcloud, name):
-    localcloud.run('openstack', 'stack', 'delete', '-y', '--wait', name)
-
-
-def failures(localcloud, name):
-    """The failed events of a stack and its nested stacks, for messages."""
-    result = localcloud.run('openstack', 'stack', 'event', 'list', name,
-                            '--nested-depth', '3', check=False)
-    return '\n'.join(line for line in result.stdout.splitlines()
-                     if 'FAILED' in line)
-
-
-def outputs(localcloud, name):
-    shown = localcloud.openstack('stack', 'output', 'show', '--all', name)
-    return {key: value.get('output_value') for key, value in shown.items()}
-
-
-def nested_stack(localcloud, stack, resource):
-    return localcloud.openstack('stack', 'resource', 'show', stack,
-                                resource)['physical_resource_id']
-
-
-def validate(localcloud, *args):
-    return localcloud.run('openstack', 'orchestration', 'template',
-                          'validate', '-f', 'json', *args, check=False)
 
 
 # ---------------------------------------------------------------------------
@@ -242,30 +189,6 @@ def test_nova_docker_stops_where_nova_is_missing(localcloud):
 # kubernetes: create, reconfigure, delete
 
 
-class Kube(object):
-    """kubectl in the demo project's namespace, with the demo token."""
-
-    def __init__(self, localcloud):
-        self.localcloud = localcloud
-        self.namespace = localcloud.projects['demo']
-        self.token = localcloud.token('demo')['id']
-
-    def get(self, kind, name=None, selector=None):
-        args = ['-n', self.namespace, 'get', kind, '-o', 'json']
-        if name:
-            args.insert(4, name)
-        if selector:
-            args += ['-l', selector]
-        result = self.localcloud.kubectl(self.token, *args, check=True)
-        return json.loads(result.stdout)
-
-    def items(self, kind, selector=None):
-        return self.get(kind, selector=selector)['items']
-
-    def named(self, kind, app):
-        return [i for i in self.items(kind, 'app.kubernetes.io/name=' + app)]
-
-
 def of_the_stack(info, obj):
     """Whether `obj` is the stack's: named after the stack or its prefix,
     or labelled with one of its apps (other modules' stacks share the
@@ -280,14 +203,6 @@ def stack_counts(kube, info, kinds):
     """{kind: how many objects of the stack}."""
     return {kind: sum(of_the_stack(info, obj) for obj in kube.items(kind))
             for kind in kinds}
-
-
-def admin_kubectl(localcloud, *args, stdin=None):
-    result = subprocess.run(['kubectl', *args], input=stdin,
-                            env=localcloud.env, capture_output=True,
-                            text=True, timeout=60)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
 
 
 @pytest.fixture(scope='module')

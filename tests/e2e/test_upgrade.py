@@ -37,9 +37,9 @@ import uuid
 
 import pytest
 
+from tests.e2e import identity as tt
 from tests.e2e import probe
 from tests.e2e import stacks
-from tests.e2e import test_templates as tt
 
 ADMIN_PASSWORD = 'up-Admin-' + uuid.uuid4().hex[:12]
 STEPS = ('keystone_db_check', 'keystone_db_expand', 'keystone',
