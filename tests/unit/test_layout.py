@@ -16,7 +16,9 @@
 the top of heat_k8s/resources/ is one resource type, what the types are
 built from is in resources/shared/, and the pure helpers are in
 heat_k8s/kinds/, which imports no Heat; no module of heat_k8s imports
-itself through others, and what the types share imports no type."""
+itself through others, and what the types share imports no type. The
+tests keep a house too: no test module imports another, what they share
+is in helper modules."""
 
 from tests.unit import heat_harness  # noqa: F401  first: sets up Heat
 
@@ -185,6 +187,58 @@ def test_the_checks_see_a_loop_and_a_shared_module_importing_a_type(
     graph = imports(str(tmp_path), 'pkg')
     assert graph['pkg.fine'] == ['pkg.rules']
     assert cycles(graph) == [['pkg', 'pkg.rules', 'pkg.table', 'pkg']]
+
+
+def importers_of_test_modules(root, package='tests'):
+    """[(module, test module it imports)] under root/package. A test
+    module (test_*.py) is for pytest to collect, not a library: what
+    modules share belongs in a helper module (any other name) of the
+    package, where it is seen as shared."""
+    modules = {}
+    for folder, _, files in os.walk(os.path.join(root, package)):
+        for name in files:
+            if name.endswith('.py'):
+                path = os.path.join(folder, name)
+                modules[os.path.relpath(path, root)[:-3].replace(
+                    os.sep, '.')] = path
+    tests = {module for module in modules
+             if module.rpartition('.')[2].startswith('test_')}
+    found = []
+    for module, path in sorted(modules.items()):
+        with open(path) as source:
+            tree = ast.parse(source.read())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [node.module + '.' + alias.name
+                                         for alias in node.names]
+            else:
+                continue
+            found += [(module, test) for test in tests for name in names
+                      if name == test or name.startswith(test + '.')]
+    return sorted(set(found))
+
+
+def test_no_test_module_imports_another():
+    assert importers_of_test_modules(ROOT) == []
+
+
+def test_the_check_sees_a_test_module_imported(tmp_path):
+    for name, text in {
+            'pkg/__init__.py': '',
+            'pkg/helpers.py': 'X = 1\n',
+            'pkg/test_a.py': 'from pkg import helpers\nY = 2\n',
+            'pkg/test_b.py': 'from pkg import test_a\n',
+            'pkg/test_c.py': 'from pkg.test_a import Y\n',
+            'pkg/test_d.py': 'import pkg.test_a\n',
+            'pkg/other.py': 'from pkg.helpers import X\n',
+            'pkg/shared.py': 'from pkg import test_c as c\n'}.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert importers_of_test_modules(str(tmp_path), 'pkg') == [
+        ('pkg.shared', 'pkg.test_c'), ('pkg.test_b', 'pkg.test_a'),
+        ('pkg.test_c', 'pkg.test_a'), ('pkg.test_d', 'pkg.test_a')]
 
 
 def test_the_registry_says_which_types_are_not_one_kind_each():
