@@ -174,6 +174,12 @@ def test_what_the_types_share_imports_no_type():
             not imported.startswith(shared)] == []
 
 
+def write(path, text):
+    """A file of a made-up tree (a pathlib path), its folder made."""
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text)
+
+
 def test_the_checks_see_a_loop_and_a_shared_module_importing_a_type(
         tmp_path):
     # A made-up tree: the loop through a package's __init__ that kinds had.
@@ -182,8 +188,7 @@ def test_the_checks_see_a_loop_and_a_shared_module_importing_a_type(
             'pkg/rules.py': 'from pkg import table\n',
             'pkg/table.py': 'import pkg\n',
             'pkg/fine.py': 'from pkg import rules\n'}.items():
-        (tmp_path / name).parent.mkdir(exist_ok=True)
-        (tmp_path / name).write_text(text)
+        write(tmp_path / name, text)
     graph = imports(str(tmp_path), 'pkg')
     assert graph['pkg.fine'] == ['pkg.rules']
     assert cycles(graph) == [['pkg', 'pkg.rules', 'pkg.table', 'pkg']]
@@ -234,8 +239,7 @@ def test_the_check_sees_a_test_module_imported(tmp_path):
             'pkg/test_d.py': 'import pkg.test_a\n',
             'pkg/other.py': 'from pkg.helpers import X\n',
             'pkg/shared.py': 'from pkg import test_c as c\n'}.items():
-        (tmp_path / name).parent.mkdir(exist_ok=True)
-        (tmp_path / name).write_text(text)
+        write(tmp_path / name, text)
     assert importers_of_test_modules(str(tmp_path), 'pkg') == [
         ('pkg.shared', 'pkg.test_c'), ('pkg.test_b', 'pkg.test_a'),
         ('pkg.test_c', 'pkg.test_a'), ('pkg.test_d', 'pkg.test_a')]

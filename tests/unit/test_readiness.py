@@ -41,6 +41,14 @@ def container_of(pod):
     return pod['status']['containerStatuses'][0]
 
 
+class VerdictCase(unittest.TestCase):
+
+    def assertVerdict(self, state, start, verdict):
+        """verdict is state, its message starting with start."""
+        self.assertEqual(state, verdict.state)
+        self.assertTrue(verdict.message.startswith(start), verdict.message)
+
+
 class VerdictTest(unittest.TestCase):
 
     def test_is_frozen(self):
@@ -50,7 +58,7 @@ class VerdictTest(unittest.TestCase):
                           verdict, 'state', FAILED)
 
 
-class PodTest(unittest.TestCase):
+class PodTest(VerdictCase):
 
     def test_running_pod_with_all_conditions_true_is_ready(self):
         self.assertEqual(READY, readiness.pod(load('pod_ready')).state)
@@ -63,11 +71,10 @@ class PodTest(unittest.TestCase):
     def test_image_pull_back_off(self):
         pod = load('pod_imagepull')
         verdict = readiness.pod(pod)
-        self.assertEqual(PROGRESSING, verdict.state)
-        self.assertTrue(verdict.message.startswith(
-            'pod %s container app: ImagePullBackOff: Back-off pulling image '
-            '"127.0.0.1:9/heat-k8s/web:does-not-exist": ErrImagePull: '
-            % pod['metadata']['name']), verdict.message)
+        self.assertVerdict(
+            PROGRESSING, 'pod %s container app: ImagePullBackOff: Back-off '
+            'pulling image "127.0.0.1:9/heat-k8s/web:does-not-exist": '
+            'ErrImagePull: ' % pod['metadata']['name'], verdict)
 
     def test_missing_configmap_key(self):
         pod = load('pod_config_error')
@@ -80,10 +87,9 @@ class PodTest(unittest.TestCase):
 
     def test_unschedulable_pod_gives_the_scheduler_message(self):
         verdict = readiness.pod(load('pod_unschedulable'))
-        self.assertEqual(PROGRESSING, verdict.state)
-        self.assertTrue(verdict.message.startswith(
-            'pod unschedulable not scheduled: Unschedulable: '),
-            verdict.message)
+        self.assertVerdict(
+            PROGRESSING, 'pod unschedulable not scheduled: Unschedulable: ',
+            verdict)
         self.assertIn("1 node(s) didn't match Pod's node affinity/selector",
                       verdict.message)
 
@@ -329,7 +335,7 @@ class DeploymentTest(unittest.TestCase):
             deployment, {'pods': [pod]}).message)
 
 
-class ReplicaSetTest(unittest.TestCase):
+class ReplicaSetTest(VerdictCase):
 
     def test_ready(self):
         self.assertEqual(READY,
@@ -340,10 +346,9 @@ class ReplicaSetTest(unittest.TestCase):
                                  availableReplicas=1)
         pod = load('pod_imagepull')
         verdict = readiness.replicaset(replicaset, {'pods': [pod]})
-        self.assertEqual(PROGRESSING, verdict.state)
-        self.assertTrue(verdict.message.startswith(
-            '1/3 replicas ready; pod %s container app: ImagePullBackOff'
-            % pod['metadata']['name']), verdict.message)
+        self.assertVerdict(
+            PROGRESSING, '1/3 replicas ready; pod %s container app: '
+            'ImagePullBackOff' % pod['metadata']['name'], verdict)
 
 
 class StatefulSetTest(unittest.TestCase):
@@ -704,7 +709,7 @@ class PersistentVolumeClaimTest(unittest.TestCase):
                       verdict.message)
 
 
-class NamespaceTest(unittest.TestCase):
+class NamespaceTest(VerdictCase):
 
     def test_active(self):
         self.assertEqual(READY,
@@ -713,11 +718,10 @@ class NamespaceTest(unittest.TestCase):
     def test_terminating_fails_with_what_remains(self):
         namespace = load('namespace_terminating')
         verdict = readiness.namespace(namespace)
-        self.assertEqual(FAILED, verdict.state)
-        self.assertTrue(verdict.message.startswith(
-            'namespace %s is terminating; NamespaceContentRemaining: '
-            'SomeResourcesRemain: Some resources are remaining: '
-            'configmaps.' % namespace['metadata']['name']), verdict.message)
+        self.assertVerdict(
+            FAILED, 'namespace %s is terminating; NamespaceContentRemaining: '
+            'SomeResourcesRemain: Some resources are remaining: configmaps.'
+            % namespace['metadata']['name'], verdict)
         self.assertIn('SomeFinalizersRemain: Some content in the namespace '
                       'has finalizers remaining: heat-k8s.test/hold',
                       verdict.message)
