@@ -16,7 +16,8 @@
 
 This layer owns what turns an author's configuration into file content:
 Jinja2 templates rendered with layered values into files (render(), here),
-the checksum of a ConfigMap's or Secret's content (``checksum``), and
+the checksum of a ConfigMap's or Secret's content (``checksum``; keyed
+with the operator's key in ``heat_k8s.secrecy.digests``), and
 line-by-line editing of INI files (``inifile``, also used on heat.conf).
 It is pure: beside the standard library it imports jinja2 and markupsafe
 only, never Heat, the Kubernetes client or the network, so resources call

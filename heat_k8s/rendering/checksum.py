@@ -17,37 +17,31 @@
 A pod template annotation holding the checksum rolls a Deployment when its
 configuration changes. Equal content gives equal checksums whatever the
 key order, and a Secret given through stringData sums like the same
-Secret given through data, as the API server stores it.
+Secret given through data, as the API server stores it. Secret content is
+summed with a key (``heat_k8s.secrecy.digests``), over the same canonical
+form.
 """
 
 import base64
 import hashlib
-import hmac
 import json
 
 
-def _canonical(data, binary_data):
+def canonical(data, binary_data=None):
+    """The bytes a checksum sums: the canonical JSON of data and
+    binaryData."""
     return json.dumps({'data': data or {}, 'binaryData': binary_data or {}},
                       sort_keys=True, separators=(',', ':'),
                       ensure_ascii=False).encode('utf-8')
 
 
-def content(data, binary_data=None, key=None):
-    """sha256 hex digest of the canonical JSON of data and binaryData.
-
-    With key (bytes or str) it is an HMAC-SHA256 instead, so a short
-    secret value cannot be guessed back from a published checksum.
-    """
-    canonical = _canonical(data, binary_data)
-    if key is None:
-        return hashlib.sha256(canonical).hexdigest()
-    if isinstance(key, str):
-        key = key.encode('utf-8')
-    return hmac.new(key, canonical, hashlib.sha256).hexdigest()
+def content(data, binary_data=None):
+    """sha256 hex digest of the canonical JSON of data and binaryData."""
+    return hashlib.sha256(canonical(data, binary_data)).hexdigest()
 
 
-def secret_content(data=None, string_data=None, key=None):
-    """content() of a Secret's data with stringData folded in as base64.
+def secret_data(data=None, string_data=None):
+    """A Secret's data with stringData folded in as base64.
 
     stringData wins over data for the same key, as on the API server.
     """
@@ -55,4 +49,9 @@ def secret_content(data=None, string_data=None, key=None):
     for name, value in (string_data or {}).items():
         merged[name] = base64.b64encode(
             str(value).encode('utf-8')).decode('ascii')
-    return content(merged, key=key)
+    return merged
+
+
+def secret_content(data=None, string_data=None):
+    """content() of a Secret's data with stringData folded in."""
+    return content(secret_data(data, string_data))

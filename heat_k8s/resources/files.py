@@ -24,12 +24,12 @@ from heat.engine import attributes
 from heat.engine import properties
 from heat.engine import resource
 
-from heat_k8s.rendering import checksum
 from heat_k8s.resources.shared import base
 from heat_k8s.resources.shared import literal
 from heat_k8s.resources.shared import references
 from heat_k8s.resources.shared import sensitive
 from heat_k8s.resources.shared import templated
+from heat_k8s.secrecy import digests
 from heat_k8s.secrecy import envelope
 from heat_k8s.secrecy import keyring
 from heat_k8s.secrecy import sealing
@@ -165,7 +165,7 @@ class RenderedFiles(literal.CheckedBeforeCreate, sensitive.Fingerprinted,
 
     def _record(self, props):
         files, environment = self._content(props)
-        digest = checksum.content(
+        digest = digests.content(
             {'files': files, 'environment': environment} if environment
             else files,  # as before secrets were taken
             key=sensitive.digest_key(keyring.CHECKSUM,

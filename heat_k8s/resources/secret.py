@@ -20,12 +20,12 @@ import base64
 from heat.engine import attributes
 from heat.engine import properties
 
-from heat_k8s.rendering import checksum
 from heat_k8s.resources.shared import base
 from heat_k8s.resources.shared import common
 from heat_k8s.resources.shared import references
 from heat_k8s.resources.shared import sensitive
 from heat_k8s.resources.shared import templated
+from heat_k8s.secrecy import digests
 from heat_k8s.secrecy import keyring
 from heat_k8s.secrecy import sealing
 
@@ -112,5 +112,5 @@ class Secret(base.KubernetesResource):
         return super().manifest(opened, owned=owned, content=content)
 
     def content_checksum(self, data, string_data):
-        return checksum.secret_content(data, string_data, key=(
+        return digests.secret_content(data, string_data, key=(
             sensitive.digest_key(keyring.CHECKSUM, self.stack.tenant_id)))

@@ -16,11 +16,15 @@
 with them.
 
 ``keyring`` (the operator's keys, derived per purpose and project),
-``keystrength`` (whether a key's text could be guessed), ``sealing``
-(secret references), ``envelope`` (data sealed to a docker host's own
-key) and ``resealing`` (moving a project's references to the newest key,
-in Heat's database). ``keyring``, ``keystrength``, ``sealing`` and
-``envelope`` are pure; ``resealing`` alone imports Heat (its database),
-and only ``heat-k8s-keys`` imports it. The package may import nothing of
-heat_k8s outside itself.
+``keystrength`` (whether a key's text could be guessed), ``digests``
+(everything keyed with them that stands in for a secret value: the
+HMAC checksums of secret content, the fingerprints Heat stores in a
+value's place), ``sealing`` (secret references), ``envelope`` (data
+sealed to a docker host's own key) and ``resealing`` (moving a project's
+references to the newest key, in Heat's database). All but ``resealing``
+are pure; ``resealing`` alone imports Heat (its database), and only
+``heat-k8s-keys`` imports it. The package may import
+``heat_k8s.rendering.checksum`` (the canonical form of content, which
+``digests`` keys) and nothing else of heat_k8s; what reads the keys from
+heat.conf is the Heat layer's (``resources.shared.sensitive``).
 """

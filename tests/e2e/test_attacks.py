@@ -45,7 +45,7 @@ import pytest
 import yaml
 
 from heat_k8s import manifests
-from heat_k8s.rendering import checksum
+from heat_k8s.secrecy import digests
 from heat_k8s.secrecy import keyring
 from tests.e2e import connect
 from tests.e2e import controlplane_clients as clients
@@ -290,7 +290,7 @@ def _offline_fingerprint(value, project, root):
                     info=('heat-k8s v2 %s %s' % (keyring.FINGERPRINT,
                                                  project)).encode()
                     ).derive(root)
-    return '<redacted:%s>' % checksum.content({'v': value}, key=key)[:16]
+    return '<redacted:%s>' % digests.content({'v': value}, key=key)[:16]
 
 
 def _cloud_digest_root(localcloud):

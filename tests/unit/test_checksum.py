@@ -13,7 +13,6 @@
 #    under the License.
 
 import hashlib
-import hmac
 import unittest
 
 from heat_k8s.rendering import checksum
@@ -55,18 +54,6 @@ class ContentTest(unittest.TestCase):
 
     def test_empty_is_empty(self):
         self.assertEqual(checksum.content({}, {}), checksum.content(None))
-
-    def test_keyed_sum(self):
-        data = {'password': 'czNjcjN0LVBhNTV3MHJk'}
-        keyed = checksum.content(data, key=b'k' * 32)
-        self.assertNotEqual(checksum.content(data), keyed)
-        self.assertEqual(keyed, checksum.content(data, key='k' * 32))
-        self.assertNotEqual(keyed, checksum.content(data, key=b'j' * 32))
-        self.assertEqual(
-            hmac.new(b'k' * 32,
-                     b'{"binaryData":{},"data":{"password":'
-                     b'"czNjcjN0LVBhNTV3MHJk"}}', 'sha256').hexdigest(),
-            keyed)
 
 
 class SecretContentTest(unittest.TestCase):

@@ -24,8 +24,9 @@ messages redacted) and ``waits`` (``self.waits``: the edge to
 ``heat_k8s.waiting`` in Heat's terms), and calls ``checks`` (the offline
 checks of one object), ``literal`` (checks at `template validate`, on the
 values known there) and ``sensitive`` (hidden property values as
-fingerprints). ``common`` has the properties and attributes every type
-shares; ``templated`` (files rendered from templates) and ``references``
+fingerprints, made by ``heat_k8s.secrecy`` with heat.conf's keys).
+``common`` has the properties and attributes every type shares;
+``templated`` (files rendered from templates) and ``references``
 (the references_only property) serve the types that need them.
 ``anyobject`` is any object given as a whole manifest: what
 OS::Kubernetes::Resource (``generic``) is, and what ``members`` makes of

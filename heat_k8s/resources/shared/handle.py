@@ -28,7 +28,7 @@ from oslo_log import log as logging
 from heat_k8s import kinds
 from heat_k8s.client import kube as kube_mod
 from heat_k8s.kinds import redaction
-from heat_k8s.resources.shared import sensitive
+from heat_k8s.secrecy import digests
 
 LOG = logging.getLogger(__name__)
 
@@ -75,7 +75,7 @@ class ObjectHandle:
         rsrc = self.resource
         keys = [rsrc.body_properties[p] for p in rsrc.sensitive_properties
                 if p in rsrc.body_properties]
-        if any(sensitive.is_fingerprint(value) for key in keys
+        if any(digests.is_fingerprint(value) for key in keys
                for value in (manifest.get(key) or {}).values()):
             raise exception.Error(
                 '%s: Heat does not store the values of %s, so it cannot '

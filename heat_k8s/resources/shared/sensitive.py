@@ -16,7 +16,8 @@
 
 Heat has no "sensitive property" flag: it stores resolved properties and
 shows them in events, `resource show` and stack preview. A resource that
-takes secret values stores keyed fingerprints in their place; they still
+takes secret values stores keyed fingerprints in their place
+(heat_k8s.secrecy.digests, keyed here with heat.conf's keys); they still
 change when a value does, so update diffs stay exact. This leans on Heat's
 private ``Resource._update_stored_properties``:
 tests/unit/test_heat_contract.py fails, naming it, if a Heat upgrade
@@ -28,7 +29,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from heat_k8s import config
-from heat_k8s.rendering import checksum
+from heat_k8s.secrecy import digests
 from heat_k8s.secrecy import keyring as keyring_
 from heat_k8s.secrecy import sealing
 
@@ -36,7 +37,6 @@ CONF = cfg.CONF
 CONF.import_opt('auth_encryption_key', 'heat.common.crypt')
 LOG = logging.getLogger(__name__)
 
-FINGERPRINT_PREFIX = '<redacted:'
 _KEYRINGS = {}
 
 
@@ -99,18 +99,14 @@ def digest_key(purpose, project):
 
 
 def fingerprint(value, project):
-    """A keyed digest standing in for a secret value in Heat's database."""
-    if is_fingerprint(value):
+    """A keyed digest standing in for a secret value in Heat's database
+    (heat_k8s.secrecy.digests), keyed with heat.conf's keys."""
+    if digests.is_fingerprint(value):
         return value
     # A reference digests as its value: same value, same fingerprint.
-    digest = checksum.content(
-        {'v': sealing.digestible(value, project, keyring())},
-        key=digest_key(keyring_.FINGERPRINT, project))
-    return '%s%s>' % (FINGERPRINT_PREFIX, digest[:16])
-
-
-def is_fingerprint(value):
-    return isinstance(value, str) and value.startswith(FINGERPRINT_PREFIX)
+    return digests.fingerprint(
+        sealing.digestible(value, project, keyring()),
+        digest_key(keyring_.FINGERPRINT, project))
 
 
 def opened(resource, props, names):

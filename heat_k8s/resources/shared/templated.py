@@ -34,6 +34,7 @@ from heat_k8s import rendering
 from heat_k8s.kinds import fieldrules
 from heat_k8s.kinds import redaction
 from heat_k8s.resources.shared import sensitive
+from heat_k8s.secrecy import digests
 
 PROPERTIES = (TEMPLATES, VALUES, VALUE_OVERRIDES, INI_OVERRIDES) = (
     'templates', 'values', 'value_overrides', 'ini_overrides')
@@ -217,7 +218,7 @@ def validate(rsrc, props):
 
 def _stored_only(rsrc, props):
     """True when an input is a fingerprint: nothing can be rendered."""
-    return any(sensitive.is_fingerprint(value)
+    return any(digests.is_fingerprint(value)
                for prop in RENDER_INPUTS
                if prop in rsrc.sensitive_properties
                for value in (props[prop] or {}).values())
