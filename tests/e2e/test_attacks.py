@@ -223,6 +223,18 @@ def test_the_member_cannot_change_the_isolation(localcloud, third_project):
     assert policy['spec']['ingress'][0]['action'] == 'Deny'
 
 
+def _both_ways(localcloud, servers, label, target, delay=0):
+    """(in, out): the codes of a probe from demo to the third project's
+    target (pod or service) and of one back, once the controller's
+    informer has seen what the test changed."""
+    time.sleep(1)  # the controller's informer
+    inbound, outbound = _names('demo-to-' + label, label + '-to-demo')
+    codes = _probes(localcloud, servers, {
+        inbound: ('demo', 'third', target),
+        outbound: ('third', 'demo', target)}, delay=delay)
+    return codes[inbound], codes[outbound]
+
+
 def test_a_project_opens_only_itself(localcloud, servers, third_project):
     """The member may open its own namespace to every other (a
     NetworkPolicy of the namespace is its owners' consent); that opens no
@@ -236,12 +248,8 @@ def test_a_project_opens_only_itself(localcloud, servers, third_project):
                                    stdin=json.dumps(policy))
     assert result.returncode == 0, result.stderr
     try:
-        time.sleep(1)  # the controller's informer
-        inbound, outbound = _names('demo-to-opened', 'opened-to-demo')
-        codes = _probes(localcloud, servers, {
-            inbound: ('demo', 'third', 'service'),
-            outbound: ('third', 'demo', 'service')})
-        assert codes == {inbound: 0, outbound: DROPPED}
+        assert _both_ways(localcloud, servers, 'opened', 'service') == (
+            0, DROPPED)
     finally:
         third_project.kubectl('delete', 'networkpolicy', opened)
 
@@ -258,12 +266,8 @@ def test_without_its_default_a_project_is_still_closed(
                                     DEFAULT_POLICY)
     assert deleted.returncode == 0, deleted.stderr
     try:
-        time.sleep(1)  # the controller's informer
-        inbound, outbound = _names('demo-to-bare', 'bare-to-demo')
-        codes = _probes(localcloud, servers, {
-            inbound: ('demo', 'third', 'pod'),
-            outbound: ('third', 'demo', 'pod')}, delay=LEARNT)
-        assert codes == {inbound: DROPPED, outbound: DROPPED}
+        assert _both_ways(localcloud, servers, 'bare', 'pod',
+                          delay=LEARNT) == (DROPPED, DROPPED)
     finally:
         restored = {'apiVersion': 'networking.k8s.io/v1',
                     'kind': 'NetworkPolicy',

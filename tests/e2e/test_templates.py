@@ -454,13 +454,19 @@ def test_kubernetes_no_secret_value_outside_its_secret(localcloud,
     assert not problems, problems
 
 
+def _keystone_api(info, kube):
+    """The Keystone API's app name, and the configuration its one
+    Deployment mounts (api_files)."""
+    app = _app(info, 'keystone')
+    [api] = kube.named('deployment', app)
+    return app, api_files(api)
+
+
 def test_kubernetes_reconfigure_rolls_the_api(localcloud, kube_identity,
                                               kube, tmp_path):
     """An override in an environment file is a rolling reconfiguration."""
     info = kube_identity
-    app = _app(info, 'keystone')
-    [api] = kube.named('deployment', app)
-    old_config = api_files(api)
+    app, old_config = _keystone_api(info, kube)
     old_rs = {rs['metadata']['name'] for rs in kube.items(
         'replicaset', 'app.kubernetes.io/name=' + app)}
     [db_rs] = kube.named('replicaset', _app(info, 'mariadb'))
@@ -514,9 +520,7 @@ def test_kubernetes_failed_rollout_rolls_back(localcloud, kube_identity,
                                               kube, tmp_path):
     """A rollout that fails fails the update; rollback restores the rest."""
     info = kube_identity
-    app = _app(info, 'keystone')
-    [api] = kube.named('deployment', app)
-    config = api_files(api)
+    app, config = _keystone_api(info, kube)
     conf = secret_file(kube.get('secret', config['secret']),
                        KEYSTONE_CONF_KEY)
     counts = stack_counts(kube, info, ('configmap', 'secret', 'deployment',

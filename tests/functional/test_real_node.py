@@ -77,14 +77,21 @@ def test_a_pod_goes_after_run_netns_becomes_a_mount(api, namespace):
         subprocess.run(['ip', 'netns', 'delete', other], check=True)
 
 
+def progressing(api, namespace, name, until, what, fixture):
+    """(pod, its verdict) once until(pod) holds, the pod recorded as
+    fixture; the verdict is PROGRESSING."""
+    live = wait_for_pod(api, namespace, name, until, what)
+    record(fixture, live)
+    verdict = readiness.pod(live)
+    assert verdict.state == readiness.PROGRESSING
+    return live, verdict
+
+
 def test_crash_loop_names_exit_code_and_last_message(api, namespace):
     create(api, namespace, pod('crash', container(
         'echo "cannot reach the database" > /dev/termination-log; exit 2')))
-    live = wait_for_pod(api, namespace, 'crash', crash_looping,
-                        'a crash loop')
-    record('pod_crashloop', live)
-    verdict = readiness.pod(live)
-    assert verdict.state == readiness.PROGRESSING
+    live, verdict = progressing(api, namespace, 'crash', crash_looping,
+                                'a crash loop', 'pod_crashloop')
     assert ('container app: crash loop, restarted %d times, terminated with '
             'exit code 2: cannot reach the database' % restarts(live)
             in verdict.message), verdict.message
@@ -113,11 +120,8 @@ def test_an_image_that_is_not_there(api, namespace):
         statuses = p['status'].get('containerStatuses') or []
         return any((s.get('state', {}).get('waiting') or {}).get('reason')
                    == 'ErrImageNeverPull' for s in statuses)
-    live = wait_for_pod(api, namespace, 'noimage', waiting,
-                        'ErrImageNeverPull')
-    record('pod_image_missing', live)
-    verdict = readiness.pod(live)
-    assert verdict.state == readiness.PROGRESSING
+    _, verdict = progressing(api, namespace, 'noimage', waiting,
+                             'ErrImageNeverPull', 'pod_image_missing')
     assert 'container app: ErrImageNeverPull' in verdict.message
     assert 'localhost/heat-k8s/not-built:1' in verdict.message
 
@@ -131,11 +135,9 @@ def test_a_readiness_probe_that_never_passes_is_named(api, namespace):
     def probe_failed(p):
         return any(e.get('reason') == 'Unhealthy'
                    for e in events_of(api, namespace, 'unready'))
-    live = wait_for_pod(api, namespace, 'unready', probe_failed,
-                        'a readiness probe failure event')
-    record('pod_probe_failing', live)
-    verdict = readiness.pod(live)
-    assert verdict.state == readiness.PROGRESSING
+    _, verdict = progressing(api, namespace, 'unready', probe_failed,
+                             'a readiness probe failure event',
+                             'pod_probe_failing')
     assert ('container app: running but not ready (readiness probe exec '
             'sh -c echo not yet; exit 1 not passing)' in verdict.message), (
         verdict.message)

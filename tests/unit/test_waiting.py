@@ -121,6 +121,13 @@ def start(clock, seconds=600, timeout=None, live=None):
     return wait
 
 
+def failure(call, *args):
+    """The message of the Failed that call(*args) raises."""
+    with pytest.raises(awaiter.Failed) as failed:
+        call(*args)
+    return str(failed.value)
+
+
 def with_version(obj, version):
     obj['metadata']['resourceVersion'] = str(version)
     return obj
@@ -202,9 +209,7 @@ def test_an_image_that_cannot_be_pulled_fails_after_the_grace():
     clock.now += 59
     assert isinstance(waiting.ready(wait), PollAgain)
     clock.now += 1
-    with pytest.raises(awaiter.Failed) as failed:
-        waiting.ready(wait)
-    assert str(failed.value) == (
+    assert failure(waiting.ready, wait) == (
         'Pod demo/unready failed: no progress for 60s: pod noimage container '
         'app: ErrImageNeverPull: Container image "localhost/heat-k8s/'
         'not-built:1" is not present with pull policy of Never')
@@ -240,9 +245,7 @@ def test_a_pod_no_node_takes_fails_after_its_grace_in_the_schedulers_words():
     clock.now += grace - 1
     assert isinstance(waiting.ready(wait), PollAgain)
     clock.now += 1
-    with pytest.raises(awaiter.Failed) as failed:
-        waiting.ready(wait)
-    assert str(failed.value).startswith(
+    assert failure(waiting.ready, wait).startswith(
         'Pod demo/unready failed: no progress for %ds: pod unschedulable '
         'not scheduled: Unschedulable: 0/4 nodes are available: ' % grace)
     # Long before the timeout.
@@ -271,9 +274,7 @@ def test_a_failure_is_reported_at_once_with_its_warning_events():
                 if event['reason'] == 'FailedMount']
     cluster = Cluster(clock, events=warnings)
     wait = start(clock, live=load('job_failed'))
-    with pytest.raises(awaiter.Failed) as failed:
-        cluster.awaiter(name='Job demo/migrate').ready(wait)
-    assert str(failed.value) == (
+    assert failure(cluster.awaiter(name='Job demo/migrate').ready, wait) == (
         'Job demo/migrate failed: BackoffLimitExceeded: '
         'Job has reached the specified backoff limit. Warning events: '
         'FailedMount: MountVolume.SetUp failed for volume "config" : '
@@ -285,9 +286,8 @@ def test_a_failure_seen_during_a_watch_ends_the_wait_at_once():
     clock = Clock()
     cluster = Cluster(clock, watches=[Watch([(2, load('pod_failed'))])])
     wait = start(clock, live=load('pod_unschedulable'))
-    with pytest.raises(awaiter.Failed) as failed:
-        cluster.awaiter(name='Pod demo/db-sync').ready(wait)
-    assert str(failed.value).startswith(
+    assert failure(cluster.awaiter(name='Pod demo/db-sync').ready,
+                   wait).startswith(
         'Pod demo/db-sync failed; pod db-sync-failed container app: ')
     assert clock.now == 5002
 
@@ -296,19 +296,15 @@ def test_an_object_deleted_during_a_watch_fails_the_wait():
     clock = Clock()
     cluster = Cluster(clock, watches=[Watch([(2, None)])])
     wait = start(clock, live=load('pod_probe_failing'))
-    with pytest.raises(awaiter.Failed) as failed:
-        cluster.awaiter().ready(wait)
-    assert str(failed.value) == ('Pod demo/unready was deleted while Heat '
-                                 'waited for it')
+    assert failure(cluster.awaiter().ready, wait) == (
+        'Pod demo/unready was deleted while Heat waited for it')
 
 
 def test_an_object_no_longer_there_at_a_poll_fails_the_wait():
     clock = Clock()
     cluster = Cluster(clock, reads=[None])
-    with pytest.raises(awaiter.Failed) as failed:
-        cluster.awaiter().ready(start(clock))
-    assert str(failed.value) == ('Pod demo/unready was deleted while Heat '
-                                 'waited for it')
+    assert failure(cluster.awaiter().ready, start(clock)) == (
+        'Pod demo/unready was deleted while Heat waited for it')
 
 
 # --- API errors --------------------------------------------------------------
@@ -410,9 +406,7 @@ def test_a_watch_that_runs_into_the_deadline_leaves_the_message_to_the_poll():
     assert cluster.watched == [(version_of('pod_probe_failing'), 3)]
     assert clock.now > wait.deadline
     clock.now += 1
-    with pytest.raises(awaiter.Failed) as failed:
-        waiting.ready(wait)
-    assert str(failed.value) == (
+    assert failure(waiting.ready, wait) == (
         'Pod demo/unready not ready after 3s (timeout property): pod '
         'unready container app: running but not ready (readiness probe '
         'exec sh -c echo not yet; exit 1 not passing)')
@@ -428,9 +422,7 @@ def test_the_stack_timeout_is_named_when_no_timeout_property_is_set():
     cluster = Cluster(clock, reads=[load('pod_crashloop')])
     wait = start(clock, seconds=50)
     clock.now += 51
-    with pytest.raises(awaiter.Failed) as failed:
-        cluster.awaiter(watching=False).ready(wait)
-    assert str(failed.value).startswith(
+    assert failure(cluster.awaiter(watching=False).ready, wait).startswith(
         'Pod demo/unready not ready after the stack timeout: pod crash '
         'container app: crash loop, restarted 2 times')
 
@@ -522,9 +514,7 @@ def test_an_object_still_there_at_the_deadline_names_its_finalizers():
     clock.now += 40
     assert waiting.gone(wait, claim['metadata']['uid']) == PollAgain(10)
     clock.now += 21
-    with pytest.raises(awaiter.Failed) as failed:
-        waiting.gone(wait, claim['metadata']['uid'])
-    assert str(failed.value) == (
+    assert failure(waiting.gone, wait, claim['metadata']['uid']) == (
         'PersistentVolumeClaim demo/data still exists after 60s (timeout '
         'property); finalizers holding it: kubernetes.io/pvc-protection')
 
