@@ -147,6 +147,25 @@ class KubernetesTestCase(common.HeatTestCase):
                                   stack.validate)
         return str(error)
 
+    def assertInvalid(self, tmpl, *fragments, params=None):
+        """validate() refuses tmpl with a message holding each fragment;
+        the message."""
+        message = self.validation_error(tmpl, params)
+        for fragment in fragments:
+            self.assertIn(fragment, message)
+        return message
+
+    def stored_secret(self, props, password):
+        """A stored OS::Kubernetes::Secret `s` of props, in a stack whose
+        hidden parameter pw is password."""
+        stack = self.parse(template({'s': {
+            'type': 'OS::Kubernetes::Secret', 'properties': props}},
+            parameters={'pw': {'type': 'string', 'hidden': True}}),
+            params={'pw': password})
+        rsrc = stack['s']
+        rsrc.store()
+        return rsrc
+
     def engine(self):
         """Heat's engine service, called in-process as the API calls it."""
         return service.EngineService('host-a', 'topic-a')
@@ -160,6 +179,16 @@ class KubernetesTestCase(common.HeatTestCase):
         return self.engine().validate_template(
             self.context(), template, {'parameters': params or {}})
 
+    def create_error(self, ctx, name, template, env, files=None):
+        """What `openstack stack create` of template raises, as the engine
+        raised it; the test fails if the stack is accepted."""
+        try:
+            self.engine().create_stack(ctx, name, template, env,
+                                       files or {}, {})
+        except Exception as raised:  # the RPC layer's ExpectedException
+            return getattr(raised, 'exc_info', (None, raised))[1]
+        self.fail('stack create of %s was accepted' % name)
+
     def create_refused(self, template, params=None):
         """`openstack stack create` refused: the message; no stack stored.
 
@@ -167,13 +196,8 @@ class KubernetesTestCase(common.HeatTestCase):
         afterwards, so no resource can have made an object.
         """
         ctx, name = self.context(), utils.random_name()
-        try:
-            self.engine().create_stack(ctx, name, template,
-                                       {'parameters': params or {}}, {}, {})
-        except Exception as raised:  # the RPC layer's ExpectedException
-            error = getattr(raised, 'exc_info', (None, raised))[1]
-        else:
-            self.fail('stack create of %s was accepted' % name)
+        error = self.create_error(ctx, name, template,
+                                  {'parameters': params or {}})
         self.assertIsInstance(error, exception.StackValidationFailed)
         self.assertIsNone(stack_object.Stack.get_by_name(ctx, name))
         return str(error)

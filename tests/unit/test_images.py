@@ -212,6 +212,13 @@ class RecipeHashTest(unittest.TestCase):
         with open(os.path.join(self.images_dir, relpath), 'a') as f:
             f.write(text)
 
+    def hashes_around(self, relpath, text, images=recipes.ALL_IMAGES):
+        """({name: hash} of images, the same once text is appended to
+        relpath)."""
+        before = {i.name: self.hash(i) for i in images}
+        self.append(relpath, text)
+        return before, {i.name: self.hash(i) for i in images}
+
     def test_stable(self):
         for image in recipes.ALL_IMAGES:
             self.assertEqual(self.hash(image), self.hash(image))
@@ -234,31 +241,26 @@ class RecipeHashTest(unittest.TestCase):
                 dataclasses.replace(image, **change)), change)
 
     def test_a_file_changes_its_image_only(self):
-        before = {i.name: self.hash(i) for i in recipes.IMAGES}
-        self.append('mariadb/healthcheck.sh', '# a change\n')
-        after = {i.name: self.hash(i) for i in recipes.IMAGES}
+        before, after = self.hashes_around(
+            'mariadb/healthcheck.sh', '# a change\n', recipes.IMAGES)
         self.assertNotEqual(before.pop('mariadb'), after.pop('mariadb'))
         self.assertEqual(before, after)
 
     def test_pinned_set_changes_its_image_only(self):
-        before = {i.name: self.hash(i) for i in recipes.IMAGES}
-        self.append('wagtail/requirements.txt', 'six==1.17.0\n')
-        after = {i.name: self.hash(i) for i in recipes.IMAGES}
+        before, after = self.hashes_around(
+            'wagtail/requirements.txt', 'six==1.17.0\n', recipes.IMAGES)
         self.assertNotEqual(before.pop('wagtail'), after.pop('wagtail'))
         self.assertEqual(before, after)
 
     def test_a_keystone_pinned_set_changes_its_release_only(self):
-        before = {i.name: self.hash(i) for i in recipes.ALL_IMAGES}
-        self.append('keystone/requirements-2025.2.txt', 'six==1.17.0\n')
-        after = {i.name: self.hash(i) for i in recipes.ALL_IMAGES}
+        before, after = self.hashes_around(
+            'keystone/requirements-2025.2.txt', 'six==1.17.0\n')
         self.assertNotEqual(before.pop('keystone-2025.2'),
                             after.pop('keystone-2025.2'))
         self.assertEqual(before, after)
 
     def test_the_shared_kolla_start_changes_the_services_using_it(self):
-        before = {i.name: self.hash(i) for i in recipes.ALL_IMAGES}
-        self.append('kolla/kolla_start', '# a change\n')
-        after = {i.name: self.hash(i) for i in recipes.ALL_IMAGES}
+        before, after = self.hashes_around('kolla/kolla_start', '# a change\n')
         self.assertEqual({'keystone', 'glance', 'placement', 'nova',
                           'nova-compute', 'neutron'} | {
             'keystone-' + series for series in recipes.KEYSTONE_SERIES} | {
@@ -268,16 +270,14 @@ class RecipeHashTest(unittest.TestCase):
             name for name in before if before[name] != after[name]})
 
     def test_a_uwsgi_file_changes_its_image_only(self):
-        before = {i.name: self.hash(i) for i in recipes.ALL_IMAGES}
-        self.append('glance/glance-api-uwsgi.ini', '# a change\n')
-        after = {i.name: self.hash(i) for i in recipes.ALL_IMAGES}
+        before, after = self.hashes_around(
+            'glance/glance-api-uwsgi.ini', '# a change\n')
         self.assertEqual({'glance', 'glance-' + recipes.UPGRADE_SERIES}, {
             name for name in before if before[name] != after[name]})
 
     def test_a_second_uwsgi_file_changes_its_image_only(self):
-        before = {i.name: self.hash(i) for i in recipes.ALL_IMAGES}
-        self.append('nova/nova-metadata-uwsgi.ini', '# a change\n')
-        after = {i.name: self.hash(i) for i in recipes.ALL_IMAGES}
+        before, after = self.hashes_around(
+            'nova/nova-metadata-uwsgi.ini', '# a change\n')
         self.assertEqual({'nova', 'nova-' + recipes.UPGRADE_SERIES}, {
             name for name in before if before[name] != after[name]})
 

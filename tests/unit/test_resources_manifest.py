@@ -219,13 +219,7 @@ class SecretHiddenTest(heat_harness.KubernetesTestCase):
     """Secret values stay out of Heat's database, events and messages."""
 
     def _secret(self, props):
-        stack = self.parse(template({'s': {
-            'type': 'OS::Kubernetes::Secret', 'properties': props}},
-            parameters={'pw': {'type': 'string', 'hidden': True}}),
-            params={'pw': SECRET_VALUE})
-        rsrc = stack['s']
-        rsrc.store()
-        return rsrc
+        return self.stored_secret(props, SECRET_VALUE)
 
     def test_stored_properties_and_events_hold_no_value(self):
         rsrc = self._secret({'string_data': {'pw': {'get_param': 'pw'}},

@@ -59,12 +59,6 @@ def fake_kube():
 
 class RenderValidateTest(heat_harness.KubernetesTestCase):
 
-    def assertInvalid(self, tmpl, *fragments, params=None):
-        message = self.validation_error(tmpl, params)
-        for fragment in fragments:
-            self.assertIn(fragment, message)
-        return message
-
     def test_valid(self):
         self.parse(template({'config': configmap(
             templates={'api.conf': API_CONF}, values=VALUES,
@@ -164,13 +158,7 @@ class RenderValidateTest(heat_harness.KubernetesTestCase):
 class SecretRenderTest(heat_harness.KubernetesTestCase):
 
     def _secret(self, **props):
-        stack = self.parse(template(
-            {'s': secret(**props)},
-            parameters={'pw': {'type': 'string', 'hidden': True}}),
-            params={'pw': SECRET_VALUE})
-        rsrc = stack['s']
-        rsrc.store()
-        return rsrc
+        return self.stored_secret(props, SECRET_VALUE)
 
     def test_validation_errors_do_not_echo_values(self):
         # Jinja names a missing key: here the key is the secret.

@@ -35,12 +35,6 @@ class ValidateTest(heat_harness.KubernetesTestCase):
     def assertValid(self, tmpl, params=None):
         self.parse(tmpl, params).validate()
 
-    def assertInvalid(self, tmpl, *fragments, params=None):
-        message = self.validation_error(tmpl, params)
-        for fragment in fragments:
-            self.assertIn(fragment, message)
-        return message
-
     def test_valid_deployment(self):
         self.assertValid(template({'web': deployment()}))
 
