@@ -322,39 +322,39 @@ class RecipeHashTest(unittest.TestCase):
 
 class ArchivePruneTest(unittest.TestCase):
 
-    def test_each_keystone_release_keeps_its_own_archive(self):
+    def cache_of(self, names):
+        """A temporary images cache holding empty archives named names."""
         cache = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, cache)
+        for name in names:
+            open(os.path.join(cache, name), 'w').close()
+        return cache
+
+    def prune(self, cache, image, kept):
+        """images._prune of image in cache, keeping its archive kept."""
+        with mock.patch.object(images, 'images_cache', return_value=cache):
+            images._prune(recipes.BY_NAME[image], os.path.join(cache, kept))
+
+    def test_each_keystone_release_keeps_its_own_archive(self):
         names = ['keystone-30.0.0-0000.tar', 'keystone-30.0.0-1111.tar',
                  'keystone-2025.2-28.1.0-2222.tar',
                  'keystone-2025.2-28.1.0-3333.tar',
                  'keystone-2026.1-29.1.0-4444.tar']
-        for name in names:
-            open(os.path.join(cache, name), 'w').close()
-        with mock.patch.object(images, 'images_cache', return_value=cache):
-            images._prune(recipes.BY_NAME['keystone'],
-                          os.path.join(cache, names[1]))
-            images._prune(recipes.BY_NAME['keystone-2025.2'],
-                          os.path.join(cache, names[3]))
+        cache = self.cache_of(names)
+        self.prune(cache, 'keystone', names[1])
+        self.prune(cache, 'keystone-2025.2', names[3])
         self.assertEqual(sorted(names[1:2] + names[3:]),
                          sorted(os.listdir(cache)))
 
-
     def test_nova_keeps_the_compute_images_archive(self):
         # nova-compute-<tag>-<hash>.tar starts with nova's prefix too.
-        cache = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, cache)
         names = ['nova-34.0.0-0000.tar', 'nova-34.0.0-1111.tar',
                  'nova-compute-34.0.0-2222.tar',
                  'nova-compute-34.0.0-3333.tar']
-        for name in names:
-            open(os.path.join(cache, name), 'w').close()
-        with mock.patch.object(images, 'images_cache', return_value=cache):
-            images._prune(recipes.BY_NAME['nova'],
-                          os.path.join(cache, names[1]))
-            self.assertEqual(sorted(names[1:]), sorted(os.listdir(cache)))
-            images._prune(recipes.BY_NAME['nova-compute'],
-                          os.path.join(cache, names[3]))
+        cache = self.cache_of(names)
+        self.prune(cache, 'nova', names[1])
+        self.assertEqual(sorted(names[1:]), sorted(os.listdir(cache)))
+        self.prune(cache, 'nova-compute', names[3])
         self.assertEqual([names[1], names[3]], sorted(os.listdir(cache)))
 
 
