@@ -41,7 +41,7 @@ PRIVILEGED = 'pod-security.kubernetes.io/enforce=privileged'
 asked_for = pytest.mark.skipif(
     not UPGRADE, reason='the compute release upgrade and nova-docker\'s '
     'Keystone under emulation run when asked for: HEAT_K8S_TEST_COMPUTE=1 '
-    '(CI\'s budget: README)')
+    '(CI\'s budget: doc/source/testing.rst)')
 
 
 def create(localcloud, project, heat, name, params, envs, what):

@@ -21,7 +21,7 @@ controller's default NetworkPolicy) must refuse its pods' connections to
 own pods, the cluster DNS and the API server stay reachable; and the member
 can change none of it. Without the isolation the refused connections open (the
 module was run once with the baseline and the default policies deleted and
-the controller started without them: README, "The local cloud").
+the controller started without them: doc/source/localcloud.rst).
 
 From the same project, the other ways issue 34 found in: a fingerprint
 computed offline from public inputs (the computation is checked against
@@ -259,7 +259,7 @@ def test_without_its_default_a_project_is_still_closed(
     """The member deletes the namespace's default (its right): the
     cluster's baseline still refuses both ways, once the controller knows
     the probe pods' addresses (the baseline admits a pod it does not know
-    yet: README, "Known limitations"), hence their delay."""
+    yet: doc/source/limitations.rst), hence their delay."""
     shown = json.loads(third_project.kubectl(
         'get', 'networkpolicy', DEFAULT_POLICY, '-o', 'json').stdout)
     deleted = third_project.kubectl('delete', 'networkpolicy',

@@ -14,9 +14,9 @@
 own Keystone, raised a release with a server running.
 
 Run when asked for (HEAT_K8S_TEST_COMPUTE=1: three more images and ten
-more minutes, CI's budget: README). CI runs the compute services as
-test_compute_region.py's region of the local cloud: one compute control
-plane, shared by the tests that read it.
+more minutes, CI's budget: doc/source/testing.rst). CI runs the compute
+services as test_compute_region.py's region of the local cloud: one
+compute control plane, shared by the tests that read it.
 
 ``templates/controlplane.yaml`` with nothing switched off and one compute
 node: MariaDB, memcached and RabbitMQ, Keystone, Glance, Placement, Neutron

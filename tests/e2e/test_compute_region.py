@@ -31,7 +31,7 @@ cannot end fail with Nova's or Heat's reason: a flavor larger than the
 node, an image that does not boot, a node cut off from its network. The
 one that runs Keystone on a server of the region runs when asked for
 (HEAT_K8S_TEST_COMPUTE=1): under QEMU's emulation it takes 21 minutes
-(CI's budget: README).
+(CI's budget: doc/source/testing.rst).
 """
 
 import configparser

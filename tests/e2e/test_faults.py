@@ -30,7 +30,7 @@ restart can lose the engine's next internal message (a check_resource
 cast in flight) with no lock held: the stack then stays IN_PROGRESS, and
 only a user's retry ends it. The local cloud's durable queues keep the
 casts a restart used to drop; what is left is a cast still in the socket
-as the broker stops. That is Heat's (see the README's known limitations);
+as the broker stops. That is Heat's (see doc/source/limitations.rst);
 for that fault the test gives the stack STRANDED seconds, requires the
 retry to recover it, and says when it had to.
 
