@@ -393,7 +393,11 @@ def test_a_pod_may_not_tolerate_a_role_its_namespace_was_not_given(
 def test_a_namespace_the_operator_dedicates_runs_that_roles_pods_only(
         masters, operator, member, namespace):
     _patch(operator, namespace, {DEDICATED + 'compute': 'true'})
-    assert _admitted(member, namespace, _pod(_dedicated('compute')))
+    # Admission reads the namespace from the API server's cache, which
+    # follows the patch within moments.
+    cloud.wait_until(lambda: _admitted(
+        member, namespace, _pod(_dedicated('compute'))), 'the grant seen',
+        timeout=10)
     assert not _admitted(member, namespace, _pod(_dedicated('storage')))
     assert not _admitted(member, namespace,
                          _pod(_dedicated(None, 'Exists')))
@@ -403,11 +407,15 @@ def test_a_namespace_the_operator_dedicates_runs_that_roles_pods_only(
     member.delete_namespaced_pod(made.metadata.name, namespace)
     # The grant goes with the label.
     _patch(operator, namespace, {DEDICATED + 'compute': None})
-    assert not _admitted(member, namespace, _pod(_dedicated('compute')))
+    cloud.wait_until(lambda: not _admitted(
+        member, namespace, _pod(_dedicated('compute'))), 'the grant gone',
+        timeout=10)
 
 
 def test_kubernetes_and_the_shared_namespaces_are_the_operators(
         masters, operator, namespace):
     assert _admitted(masters, 'kube-system', _pod({'operator': 'Exists'}))
     _patch(operator, namespace, {SHARED: 'true'})
-    assert _admitted(masters, namespace, _pod({'operator': 'Exists'}))
+    cloud.wait_until(lambda: _admitted(
+        masters, namespace, _pod({'operator': 'Exists'})), 'shared seen',
+        timeout=10)
