@@ -298,13 +298,18 @@ def kill_shims(socket):
                 pass
 
 
+def mount_points():
+    """The mount points of this mount namespace, bind mounts included
+    (os.path.ismount misses one within a filesystem)."""
+    with open('/proc/mounts') as f:
+        return [line.split()[1].encode().decode('unicode_escape')
+                for line in f]
+
+
 def unmount_under(top):
     """Unmount every mount below `top`, deepest first."""
     top = os.path.realpath(top)
-    with open('/proc/mounts') as f:
-        points = [line.split()[1].encode().decode('unicode_escape')
-                  for line in f]
-    for point in sorted((p for p in points
+    for point in sorted((p for p in mount_points()
                          if p == top or p.startswith(top + '/')),
                         key=len, reverse=True):
         subprocess.run(['umount', '-l', point], capture_output=True)
@@ -328,16 +333,8 @@ def share_netns_dir():
     containerd could then not remove (unlinkat: device or resource busy),
     and their deletes would hang. Once it is a mount, they leave it."""
     os.makedirs(NETNS_DIR, exist_ok=True)
-    if not is_mount_point(NETNS_DIR):
+    if NETNS_DIR not in mount_points():
         subprocess.run(['mount', '--rbind', NETNS_DIR, NETNS_DIR],
                        check=True, capture_output=True)
     subprocess.run(['mount', '--make-shared', NETNS_DIR], check=True,
                    capture_output=True)
-
-
-def is_mount_point(path):
-    """Whether a mount is made at `path` (os.path.ismount misses a bind
-    mount within one filesystem)."""
-    with open('/proc/self/mountinfo') as f:
-        return any(line.split()[4].encode().decode('unicode_escape') == path
-                   for line in f)
