@@ -15,6 +15,7 @@
 import ipaddress
 
 from tools.lc.kubernetes import controlplane
+from tools.lc.kubernetes import machine
 from tools.lc.kubernetes import node_config
 from tools.lc.kubernetes import node_host
 
@@ -43,16 +44,22 @@ def test_pods_have_no_default_route_and_no_masquerade():
     assert bridge['isDefaultGateway'] is False
     routes = [r['dst'] for r in bridge['ipam']['routes']]
     assert '0.0.0.0/0' not in routes
-    assert routes == [node_host.POD_CIDR, controlplane.SERVICE_CIDR]
+    # Every node's pods (node_host.POD_CIDR is node-0's) and Services.
+    assert routes == [machine.PODS_SUPERNET, controlplane.SERVICE_CIDR]
+    assert ipaddress.ip_network(node_host.POD_CIDR).subnet_of(
+        ipaddress.ip_network(machine.PODS_SUPERNET))
     assert bridge['ipam']['dataDir'] == '/ipam'
 
 
 def test_real_pods_and_fake_pods_never_share_addresses():
-    real = ipaddress.ip_network(node_host.POD_CIDR)
+    real = ipaddress.ip_network(machine.PODS_SUPERNET)
     assert not real.overlaps(ipaddress.ip_network(controlplane.POD_CIDR))
     assert not real.overlaps(ipaddress.ip_network(controlplane.SERVICE_CIDR))
     assert ipaddress.ip_address(node_config.DNS_IP) in ipaddress.ip_network(
         controlplane.SERVICE_CIDR)
+    links = ipaddress.ip_network(machine.LINK_CIDR)
+    assert not links.overlaps(real)
+    assert not links.overlaps(ipaddress.ip_network(controlplane.SERVICE_CIDR))
 
 
 def test_kubelet_listens_on_loopback_and_accepts_cgroup_v1():
@@ -85,11 +92,13 @@ def test_guard_drops_everything_forwarded_off_the_bridge():
 
 
 def test_pods_reach_the_api_server_at_the_kubernetes_service():
-    (nat,) = [r for r in node_host.guard_rules(6443) if r[0] == 'nat']
-    table, hook, rule = nat
-    assert hook == 'PREROUTING'
-    assert rule[rule.index('-d') + 1] == '10.0.0.1'
-    assert rule[-1] == '127.0.0.1:6443'
+    nat = [r for _, hook, r in node_host.guard_rules(6443)
+           if hook == 'PREROUTING' and r[-1] == '127.0.0.1:6443']
+    # node-0's pods at the Service address; the other nodes' forwarders
+    # at the host's address on their network.
+    assert [(r[r.index('-i') + 1], r[r.index('-d') + 1]) for r in nat] == [
+        (node_host.BRIDGE, '10.0.0.1'),
+        (machine.LINK_BRIDGE, machine.HOST_ADDRESS)]
 
 
 def test_pods_and_the_host_reach_a_host_port_at_the_bridge_address_only():
@@ -100,6 +109,7 @@ def test_pods_and_the_host_reach_a_host_port_at_the_bridge_address_only():
     # Pods from the bridge; this host's own connections (a docker host's
     # agent given the URL servers use) in OUTPUT.
     assert nat == [('PREROUTING', ['-i', node_host.BRIDGE] + to_port),
+                   ('PREROUTING', ['-i', machine.LINK_BRIDGE] + to_port),
                    ('OUTPUT', to_port)]
     assert node_host.host_url(35357) == 'http://%s:35357' % (
         node_host.GATEWAY)
@@ -135,3 +145,90 @@ def test_pod_security_is_baseline_outside_kube_system():
     config = plugin['configuration']
     assert config['defaults']['enforce'] == 'baseline'
     assert config['exemptions']['namespaces'] == ['kube-system']
+
+
+# -- further nodes (tools.lc.kubernetes.machine) ------------------------------
+
+def test_each_node_has_its_own_pod_range_address_and_cgroup():
+    ranges = [ipaddress.ip_network(machine.pod_cidr(i)) for i in range(4)]
+    assert all(r.subnet_of(ipaddress.ip_network(machine.PODS_SUPERNET))
+               for r in ranges)
+    assert len({str(r) for r in ranges}) == 4
+    addresses = {machine.address(i) for i in range(1, 4)}
+    assert machine.HOST_ADDRESS not in addresses and len(addresses) == 3
+    assert all(ipaddress.ip_address(a) in ipaddress.ip_network(
+        machine.LINK_CIDR) for a in addresses)
+    assert machine.cgroup(1) != machine.cgroup(2)
+
+
+def test_a_further_node_routes_only_to_other_nodes_pods():
+    # No default route: nothing a node sends leaves the machine.
+    assert machine.node_routes() == [(machine.PODS_SUPERNET,
+                                      machine.HOST_ADDRESS)]
+    assert machine.host_routes([0, 2]) == [(machine.pod_cidr(2),
+                                            machine.address(2))]
+
+
+def test_a_further_nodes_rules_forward_to_pods_and_trust_the_host_alone():
+    rules = node_host.machine_rules(2, 6443)
+    forward = [r for _, hook, r in rules if hook == 'FORWARD']
+    assert forward == [
+        ['-i', node_host.BRIDGE, '-o', 'eth0', '-d', machine.PODS_SUPERNET,
+         '-j', 'ACCEPT'],
+        ['-i', node_host.BRIDGE, '!', '-o', node_host.BRIDGE, '-j', 'DROP']]
+    mangle = [r for table, _, r in rules if table == 'mangle']
+    # The host's connections pass before the node's pods' go to its queue.
+    assert mangle[0] == ['-s', machine.HOST_ADDRESS, '-j', 'RETURN']
+    assert ['-s', machine.pod_cidr(2), '-j', 'NFQUEUE', '--queue-num',
+            '100'] in mangle
+    snat = [r for table, hook, r in rules if hook == 'POSTROUTING'
+            and table == 'nat']
+    assert snat == [['-s', machine.HOST_ADDRESS, '-o', node_host.BRIDGE,
+                     '-j', 'SNAT', '--to-source', machine.gateway(2)]]
+
+
+def test_a_further_nodes_kubelet_listens_on_its_address_in_its_cgroup():
+    config = node_config.kubelet_config(
+        10250, 10248, '/run/c.sock', '/ca', '/crt', '/key', '/logs',
+        address=machine.address(1), cgroup_root=machine.cgroup(1))
+    assert config['address'] == machine.address(1)
+    assert config['healthzBindAddress'] == '127.0.0.1'
+    assert config['cgroupRoot'] == machine.cgroup(1)
+    assert 'cgroupRoot' not in node_config.kubelet_config(
+        10250, 10248, '/run/c.sock', '/ca', '/crt', '/key', '/logs')
+
+
+def test_only_a_further_nodes_containerd_keeps_pod_namespaces_itself():
+    def text(own):
+        return node_config.containerd_config('/r', '/s', '/sock', '/cni',
+                                             'pause', own_netns_dir=own)
+    assert 'netns_mounts_under_state_dir = true' in text(True)
+    assert 'netns_mounts_under_state_dir = false' in text(False)
+
+
+def test_a_taint_reads_as_kubectl_writes_it():
+    assert node_config.taint('a.io/b=c:NoSchedule') == {
+        'key': 'a.io/b', 'value': 'c', 'effect': 'NoSchedule'}
+    assert node_config.taint('k:NoExecute') == {'key': 'k',
+                                                 'effect': 'NoExecute'}
+    for bad in ('k=v', 'k=v:Sometimes', ':NoSchedule'):
+        try:
+            node_config.taint(bad)
+        except ValueError as exc:
+            assert 'key=value:Effect' in str(exc)
+        else:
+            raise AssertionError('%r was taken' % bad)
+
+
+def test_cgroup_hierarchies_are_read_from_the_mount_table(tmp_path):
+    mounts = tmp_path / 'mounts'
+    # Recorded from this machine's /proc/mounts (hybrid cgroup v1).
+    mounts.write_text(
+        'tmpfs /sys/fs/cgroup tmpfs rw 0 0\n'
+        'cgroup /sys/fs/cgroup/cpu cgroup rw,cpu 0 0\n'
+        'cgroup /sys/fs/cgroup/freezer cgroup rw,freezer 0 0\n'
+        'cgroup2 /sys/fs/cgroup/unified cgroup2 rw 0 0\n'
+        'proc /proc proc rw 0 0\n')
+    assert machine.hierarchies(str(mounts)) == [
+        '/sys/fs/cgroup/cpu', '/sys/fs/cgroup/freezer',
+        '/sys/fs/cgroup/unified']

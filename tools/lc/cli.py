@@ -64,6 +64,8 @@ def cmd_up(args):
         cluster.up()
         if cluster.info['node']:
             node_mod.Node(cluster, log=_log).up()
+            for index in range(1, args.nodes):
+                _add_node(cluster, index)
 
     if args.kubernetes_only:
         flags = os.path.join(args.state_dir, controlplane.WEBHOOK_FLAGS_FILE)
@@ -112,6 +114,8 @@ def cmd_down(args):
     for name in procs.names(args.state_dir):
         if name not in known:
             procs.stop(args.state_dir, name)
+    for index in cluster.info.get(node_mod.FURTHER, ()):
+        node_mod.Node(cluster, log=_log, index=index).down()
     node_mod.Node(cluster, log=_log).down()
     cluster.down()
     storage.remove(volumes)
@@ -155,6 +159,10 @@ def cmd_status(args):
     status = cluster.status()
     if cluster.info.get('node'):
         status.update(node_mod.Node(cluster).status())
+        for index in cluster.info.get(node_mod.FURTHER, ()):
+            node = node_mod.Node(cluster, index=index)
+            status.update({node.proc(name): up
+                           for name, up in node.status().items()})
     openstack = None
     if cluster.info.get('venv'):  # a full `up`, not --kubernetes-only
         openstack = openstack_cloud.OpenStack(cluster, cluster.info['venv'])
@@ -213,6 +221,61 @@ def cmd_demo(args):
                     up_seconds=time.monotonic() - up_started, log=_log)
 
 
+def cmd_node(args):
+    cluster = controlplane.Cluster(args.state_dir)
+    further = cluster.info.get(node_mod.FURTHER, [])
+    if not cluster.info.get('node') or not node_mod.Node(
+            cluster).status().get('containerd'):
+        raise SystemExit('localcloud: no real node-0 runs in %s'
+                         % args.state_dir)
+    if args.action == 'add':
+        index = max(further, default=0) + 1
+        _add_node(cluster, index, args.images, args.taint)
+        print(node_mod.config.name(index))
+        return
+    index = _node_index(args.name, further)
+    node = _node(cluster, index)
+    if args.action == 'power-off':
+        node.power_off()
+    elif args.action == 'power-on':
+        node.boot(cluster.info.get('node_images', {}).get(args.name))
+    else:  # remove
+        node.power_off(forget=True)
+        cluster.request('DELETE', '/api/v1/nodes/' + args.name)
+        cluster.info[node_mod.FURTHER] = [i for i in further if i != index]
+        cluster.save()
+
+
+def _add_node(cluster, index, images=None, taints=()):
+    """Boot node `index` and note it (its images and taints, for its
+    power-on)."""
+    further = cluster.info.setdefault(node_mod.FURTHER, [])
+    if index not in further:
+        further.append(index)
+    cluster.info.setdefault('node_images', {})[
+        node_mod.config.name(index)] = images
+    cluster.info.setdefault('node_taints', {})[
+        node_mod.config.name(index)] = list(taints or ())
+    cluster.save()
+    _node(cluster, index).boot(images)
+
+
+def _node(cluster, index):
+    name = node_mod.config.name(index)
+    taints = cluster.info.get('node_taints', {}).get(name, ())
+    return node_mod.Node(cluster, log=_log, index=index, taints=taints)
+
+
+def _node_index(name, further):
+    for index in further:
+        if node_mod.config.name(index) == name:
+            return index
+    raise SystemExit('localcloud: no further node %s (these are: %s; '
+                     'node-0 runs on the host and powers off with `down`)'
+                     % (name, ', '.join(node_mod.config.name(i)
+                                        for i in further) or 'none'))
+
+
 def cmd_restart(args):
     cluster = controlplane.Cluster(args.state_dir)
     if args.component in openstack_cloud.PROCESSES:
@@ -261,6 +324,9 @@ def parser():
                    'and kwok')
     u.add_argument('--kwok-only', action='store_true',
                    help='no real node: pods run on kwok\'s fake nodes only')
+    u.add_argument('--nodes', type=int, default=1, metavar='N',
+                   help='real nodes (default 1): node-0 on the host, the '
+                   'others each a machine of its own (`node`)')
     u.add_argument('--token-expiration', type=int, metavar='SECONDS',
                    help='lifetime of Keystone tokens (default 3600; kept '
                    'for later `up`s of the same state directory)')
@@ -298,7 +364,21 @@ def parser():
                    help='default: %(default)s; an existing stack of this '
                    'name is deleted first')
     _heat_series_argument(m)
-    m.set_defaults(func=cmd_demo, token_expiration=None, kwok_only=False)
+    m.set_defaults(func=cmd_demo, token_expiration=None, kwok_only=False,
+                   nodes=1)
+    n = sub.add_parser('node', help='a further real node: add one, cut its '
+                       'power, boot it again, or remove it')
+    n.add_argument('action', choices=('add', 'power-off', 'power-on',
+                                      'remove'))
+    n.add_argument('name', nargs='?', help='the node (not for `add`)')
+    n.add_argument('--images', nargs='*', metavar='REF',
+                   help='with `add`: import only these images (default: '
+                   'all that node-0 runs)')
+    n.add_argument('--taint', action='append', default=[],
+                   metavar='KEY=VALUE:EFFECT',
+                   help='with `add`: a taint the node has from its '
+                   'registration on (repeatable)')
+    n.set_defaults(func=cmd_node)
     r = sub.add_parser('restart', help='restart one component')
     r.add_argument('component', choices=controlplane.COMPONENTS +
                    node_mod.COMPONENTS + tuple(

@@ -77,20 +77,29 @@ def log_path(state_dir, name):
     return os.path.join(state_dir, 'logs', name + '.log')
 
 
-def start(state_dir, name, argv, env=None, cwd=None):
-    """Start `argv` detached, logging to logs/<name>.log."""
+def start(state_dir, name, argv, env=None, cwd=None, prefix=(),
+          preexec_fn=None):
+    """Start `argv` detached, logging to logs/<name>.log; prefix (a
+    command that execs argv, as nsenter does) and preexec_fn place it
+    (a further node's namespace and cgroup)."""
     os.makedirs(os.path.join(state_dir, 'run'), exist_ok=True)
     os.makedirs(os.path.join(state_dir, 'logs'), exist_ok=True)
     if running(state_dir, name):
         return read(state_dir, name)['pid']
     log = open(log_path(state_dir, name), 'ab')
-    proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
+    proc = subprocess.Popen(list(prefix) + list(argv), stdout=log,
+                            stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, env=env, cwd=cwd,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=preexec_fn)
     log.close()
+    info = {'pid': proc.pid, 'exe': os.path.realpath(argv[0]),
+            'argv': list(argv)}
     with open(_pidfile(state_dir, name), 'w') as f:
-        json.dump({'pid': proc.pid, 'exe': os.path.realpath(argv[0]),
-                   'argv': argv}, f)
+        json.dump(info, f)
+    deadline = time.monotonic() + 5
+    while prefix and not _is_ours(info) and proc.poll() is None and \
+            time.monotonic() < deadline:
+        time.sleep(0.01)  # until the prefix has exec'd argv
     return proc.pid
 
 

@@ -211,6 +211,9 @@ class Cluster(object):
                 '--service-account-key-file=' + sa_pub,
                 '--service-account-signing-key-file=' + sa_key,
                 '--token-auth-file=' + self.info['tokens_file'],
+                # Further real nodes' kubelets join with a certificate of
+                # the cloud's CA (system:node:<name>), as kubeadm's do.
+                '--client-ca-file=' + self.ca_file,
                 '--authorization-mode=Node,RBAC',
                 '--admission-control-config-file=' + os.path.join(
                     self.pki, 'admission.json'),

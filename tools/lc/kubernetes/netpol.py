@@ -145,11 +145,14 @@ def isolation_args(projects):
 
 
 def queue_bound(queue_id=QUEUE_ID,
-                proc_file='/proc/net/netfilter/nfnetlink_queue'):
+                proc_file='/proc/net/netfilter/nfnetlink_queue', lines=None):
     """Whether a process reads the queue (the controller has synced its
-    caches and opened it)."""
-    with open(proc_file) as f:
-        return any(line.split()[:1] == [str(queue_id)] for line in f)
+    caches and opened it); `lines`, that file as read in another network
+    namespace."""
+    if lines is None:
+        with open(proc_file) as f:
+            lines = f.readlines()
+    return any(line.split()[:1] == [str(queue_id)] for line in lines)
 
 
 def _crd_file():

@@ -18,12 +18,17 @@ route in pods, nothing forwarded off the bridge, masquerading off);
 kubelet and kube-proxy come from the pinned Kubernetes module. kube-proxy
 serves NodePorts on 127.0.0.0/8 only, so users reach Services on loopback.
 
-One real node can run on a machine at a time (it owns a bridge, iptables
-chains and sysctls): a lock file names the state directory that owns it.
-`down` stops the node's containers, unmounts their volumes, removes the
-bridge and the iptables rules, and puts back the sysctls it changed.
+One cloud's real nodes can run on a machine at a time (node-0 owns a
+bridge, iptables chains and sysctls): a lock file names the state
+directory that owns them. node-0 runs in the host's network namespace;
+node-1 and later (`localcloud node add`) each as a machine of its own
+(tools.lc.kubernetes.machine), which `localcloud node power-off` stops at
+once and `power-on` boots again. `down` stops the nodes' containers,
+unmounts their volumes, removes the bridges and the iptables rules, and
+puts back the sysctls it changed.
 """
 
+import calendar
 import json
 import os
 import shutil
@@ -38,6 +43,7 @@ from tools.lc.builds import go
 from tools.lc.builds import images
 from tools.lc.builds import recipes
 from tools.lc.kubernetes import dns
+from tools.lc.kubernetes import machine
 from tools.lc.kubernetes import netpol
 from tools.lc.kubernetes import node_config as config
 from tools.lc.kubernetes import node_host
@@ -45,6 +51,12 @@ from tools.lc.kubernetes import pki
 
 # The order components start in; `down` stops them in reverse.
 COMPONENTS = ('containerd', netpol.NAME, 'kubelet', 'kube-proxy')
+# A further node's forwarder of the API server's port on its own loopback
+# (kube-proxy's endpoint of the `kubernetes` Service is 127.0.0.1; as
+# kubespray's per-node nginx proxy).
+API_FORWARD = 'api-forward'
+# cloud.json's list of the further nodes' indexes.
+FURTHER = 'further_nodes'
 LOCK_FILE = '/run/heat-k8s-node.lock'
 # cloud.json's names of the cloud's ports (Cluster.port) whose APIs, bound
 # to 127.0.0.1, pods reach at the bridge's address (node_host.host_url).
@@ -62,17 +74,33 @@ PACKAGES = {
     'mmdebstrap': '/usr/bin/mmdebstrap',
     'podman': '/usr/bin/podman',
     'gcc': '/usr/bin/gcc',
+    # A further node's API forwarder.
+    'socat': '/usr/bin/socat',
 }
 
 
 class Node(object):
     """The node's files, processes and host changes in a state directory."""
 
-    def __init__(self, cluster, log=print):
+    def __init__(self, cluster, log=print, index=0, taints=()):
         self.cluster = cluster
+        # Taints the Node has from its registration on (`key=value:Effect`).
+        self.taints = list(taints)
         self.state_dir = cluster.state_dir
-        self.dir = os.path.join(self.state_dir, 'node')
+        self.index = index
+        self.name = config.name(index)
+        self.dir = os.path.join(self.state_dir,
+                                'node' if index == 0 else self.name)
         self.log = log
+
+    @property
+    def components(self):
+        return COMPONENTS + ((API_FORWARD,) if self.index else ())
+
+    def proc(self, component):
+        """The pid file's name of one of its components."""
+        return component if self.index == 0 else '%s-%s' % (self.name,
+                                                           component)
 
     # -- paths ------------------------------------------------------------
 
@@ -82,9 +110,12 @@ class Node(object):
 
     @property
     def containerd_root(self):
-        # Machine-wide (one node at a time): imported images survive a new
-        # state directory, so a new cloud starts without importing again.
-        return os.path.join(paths.cache_dir(), 'node', 'containerd')
+        # Machine-wide (one cloud's nodes at a time): imported images
+        # survive a new state directory, so a new cloud starts without
+        # importing again.
+        return os.path.join(paths.cache_dir(),
+                            'node' if self.index == 0 else self.name,
+                            'containerd')
 
     def _file(self, *parts):
         return os.path.join(self.dir, *parts)
@@ -127,26 +158,51 @@ class Node(object):
         for d in ('containerd', 'cni/net.d', 'kubelet', 'pod-logs'):
             os.makedirs(self._file(d), exist_ok=True)
         os.makedirs(self.containerd_root, exist_ok=True)
-        pki.ensure_serving_cert(c.pki, 'kubelet', [
-            'IP:127.0.0.1', 'DNS:' + config.NAME, 'DNS:localhost'])
+        further = self.index > 0
+        cert = 'kubelet' if not further else 'kubelet-' + self.name
+        pki.ensure_serving_cert(c.pki, cert, [
+            'IP:' + self.address, 'DNS:' + self.name, 'DNS:localhost'])
         _write_if_changed(self._file('containerd', 'config.toml'),
                           config.containerd_config(
                               self.containerd_root,
                               self._file('containerd', 'state'),
                               self.socket, self._file('cni', 'net.d'),
-                              recipes.ref('pause')))
+                              recipes.ref('pause'), own_netns_dir=further))
         _write_if_changed(
             self._file('cni', 'net.d', '10-heat-k8s.conflist'),
-            config.json_text(node_host.cni_config(self._file('cni', 'ipam'))))
+            config.json_text(node_host.cni_config(
+                self._file('cni', 'ipam'), machine.pod_cidr(self.index),
+                machine.gateway(self.index))))
         _write_if_changed(self._file('kubelet.json'), config.json_text(
             config.kubelet_config(
                 c.port('kubelet'), c.port('kubelet-healthz'), self.socket,
-                c.ca_file, os.path.join(c.pki, 'kubelet.crt'),
-                os.path.join(c.pki, 'kubelet.key'), self._file('pod-logs'))))
+                c.ca_file, os.path.join(c.pki, cert + '.crt'),
+                os.path.join(c.pki, cert + '.key'), self._file('pod-logs'),
+                address=self.address,
+                cgroup_root=machine.cgroup(self.index) if further
+                else None)))
         _write_if_changed(self._file('kube-proxy.json'), config.json_text(
             config.kube_proxy_config(c.kubeconfig_of('kube-proxy'),
                                      c.port('kube-proxy-healthz'),
-                                     c.port('kube-proxy-metrics'))))
+                                     c.port('kube-proxy-metrics'),
+                                     node=self.name)))
+        if further:
+            # Its kubelet's credential: a client certificate of the
+            # cloud's CA naming the node (the Node authorizer's subject).
+            key, crt = pki.ensure_client_cert(
+                c.pki, 'kubelet-client-' + self.name,
+                'system:node:' + self.name, ('system:nodes',))
+            _write_kubeconfig(self._file('kubelet.kubeconfig'), c, key, crt)
+
+    @property
+    def address(self):
+        """Where the API server reaches its kubelet."""
+        return '127.0.0.1' if self.index == 0 else machine.address(
+            self.index)
+
+    def _kubelet_kubeconfig(self):
+        return (self.cluster.kubeconfig_of('kubelet') if self.index == 0
+                else self._file('kubelet.kubeconfig'))
 
     def argv(self, name):
         c = self.cluster
@@ -156,10 +212,10 @@ class Node(object):
         if name == 'kubelet':
             return [c.binary('kubelet'), '--config=' + self._file(
                 'kubelet.json'),
-                '--kubeconfig=' + c.kubeconfig_of('kubelet'),
+                '--kubeconfig=' + self._kubelet_kubeconfig(),
                 '--root-dir=' + self._file('kubelet'),
                 '--cert-dir=' + self._file('kubelet', 'pki'),
-                '--hostname-override=' + config.NAME,
+                '--hostname-override=' + self.name,
                 # A kubelet refuses a loopback node IP; as with a cloud
                 # provider, `register()` sets the node's address instead.
                 '--cloud-provider=external',
@@ -170,8 +226,22 @@ class Node(object):
                     '--config=' + self._file('kube-proxy.json')]
         if name == netpol.NAME:
             return netpol.argv(c.binary(netpol.NAME),
-                               c.kubeconfig_of(netpol.NAME), config.NAME)
+                               c.kubeconfig_of(netpol.NAME), self.name)
+        if name == API_FORWARD:
+            port = c.port('kube-apiserver')
+            return ['/usr/bin/socat',
+                    'TCP-LISTEN:%d,bind=127.0.0.1,reuseaddr,fork' % port,
+                    'TCP:%s:%d' % (machine.HOST_ADDRESS, port)]
         raise KeyError(name)
+
+    def _start(self, component, argv):
+        """Start a component: node-0's on the host, a further node's in
+        its namespace and cgroup."""
+        if self.index == 0:
+            return procs.start(self.state_dir, component, argv)
+        return procs.start(self.state_dir, self.proc(component), argv,
+                           prefix=machine.exec_prefix(self.index),
+                           preexec_fn=machine.joiner(self.index))
 
     # -- lifecycle --------------------------------------------------------
 
@@ -213,14 +283,66 @@ class Node(object):
                                    - t0))
         self.register()
         procs.start(self.state_dir, 'kubelet', self.argv('kubelet'))
-        procs.wait_for(self._ready, 'node %s Ready' % config.NAME,
+        procs.wait_for(self._ready, 'node %s Ready' % self.name,
                        timeout, 'kubelet', self.state_dir)
         procs.start(self.state_dir, 'kube-proxy', self.argv('kube-proxy'))
         procs.wait_for(self._proxy_healthy, 'kube-proxy healthz', timeout,
                        'kube-proxy', self.state_dir)
         dns.deploy(self.cluster, log=self.log, timeout=timeout)
-        self.log('%-36s %5.1fs' % ('node %s ready' % config.NAME,
+        self.log('%-36s %5.1fs' % ('node %s ready' % self.name,
                                    time.monotonic() - t0))
+
+    def boot(self, images=None, timeout=120):
+        """Start a further node (`index` > 0) as a machine booting: its
+        namespace and link, an empty run state (a reboot empties /run),
+        its components in its cgroup; its images (all, or the references
+        in `images`) imported into its own containerd."""
+        assert self.index > 0
+        node_host.share_netns_dir()
+        self.prepare()
+        c, t0 = self.cluster, time.monotonic()
+        machine.unplug(self.index)
+        machine.make_cgroup(self.index)
+        node_host.machine_network_up(self.index, c.port('kube-apiserver'))
+        node_host.unmount_under(self._file('containerd', 'state'))
+        shutil.rmtree(self._file('containerd', 'state'), ignore_errors=True)
+        shutil.rmtree(self._file('cni', 'ipam'), ignore_errors=True)
+        self._start(API_FORWARD, self.argv(API_FORWARD))
+        self._start('containerd', self.argv('containerd'))
+        procs.wait_for(lambda: self._ctr('version', check=False),
+                       'containerd', timeout, self.proc('containerd'),
+                       self.state_dir)
+        projects = netpol.apply(c, lambda check, what: (
+            procs.wait_for(check, what, timeout)))
+        self._start(netpol.NAME, self.argv(netpol.NAME)
+                    + netpol.isolation_args(projects))
+        procs.wait_for(self._queue_bound, 'NetworkPolicy controller',
+                       timeout, self.proc(netpol.NAME), self.state_dir)
+        self.load_images(images)
+        self.register()
+        booted = time.time()
+        self._start('kubelet', self.argv('kubelet'))
+        procs.wait_for(lambda: self._ready() and self._renewed_since(booted),
+                       'node %s Ready' % self.name, timeout,
+                       self.proc('kubelet'), self.state_dir)
+        self._start('kube-proxy', self.argv('kube-proxy'))
+        procs.wait_for(self._proxy_healthy, 'kube-proxy healthz', timeout,
+                       self.proc('kube-proxy'), self.state_dir)
+        self.log('%-36s %5.1fs' % ('node %s ready' % self.name,
+                                   time.monotonic() - t0))
+
+    def power_off(self, forget=False):
+        """Every process of the node stops at the same instant and its
+        addresses stop answering, as when its power is cut; its disk (the
+        containerd root, the kubelet's directory) stays. `forget`: the
+        host's route to its pods goes too (the node removed)."""
+        assert self.index > 0
+        machine.power_cut(self.index)
+        for component in self.components:
+            procs.stop(self.state_dir, self.proc(component))
+        node_host.unmount_under(self.dir)
+        machine.unplug(self.index, forget=forget)
+        machine.remove_cgroup(self.index)
 
     def register(self):
         """Create the Node with its address (127.0.0.1: the kubelet and
@@ -228,21 +350,24 @@ class Node(object):
         then keeps the address (it would reject a loopback one)."""
         self.cluster.request(
             'PATCH', '/api/v1/nodes/%s?fieldManager=localcloud&force=true'
-            % config.NAME, {'apiVersion': 'v1', 'kind': 'Node',
-                            'metadata': {'name': config.NAME, 'labels': dict(
-                                config.LABELS,
-                                **{'kubernetes.io/hostname': config.NAME})}},
+            % self.name, {'apiVersion': 'v1', 'kind': 'Node',
+                          'metadata': {'name': self.name, 'labels': dict(
+                              config.LABELS,
+                              **{'kubernetes.io/hostname': self.name})},
+                          'spec': {'taints': [
+                              config.taint(t) for t in self.taints]}},
             'application/apply-patch+yaml')
         self.cluster.request(
-            'PATCH', '/api/v1/nodes/%s/status' % config.NAME,
+            'PATCH', '/api/v1/nodes/%s/status' % self.name,
             {'status': {'addresses': [
-                {'type': 'InternalIP', 'address': '127.0.0.1'},
-                {'type': 'Hostname', 'address': config.NAME}]}},
+                {'type': 'InternalIP', 'address': self.address},
+                {'type': 'Hostname', 'address': self.name}]}},
             'application/merge-patch+json')
 
-    def load_images(self):
+    def load_images(self, only=None):
         """Import the images built here into containerd: those it lacks or
-        has from another recipe (the archive's name carries its hash)."""
+        has from another recipe (the archive's name carries its hash);
+        with `only`, those references alone."""
         loaded_file = os.path.join(self.containerd_root, 'loaded.json')
         try:
             with open(loaded_file) as f:
@@ -251,24 +376,49 @@ class Node(object):
             loaded = {}
         have = set(self._ctr('images', 'ls', '-q').split())
         for ref, archive in image_archives(self.log):
+            if only is not None and ref not in only:
+                continue
             if ref in have and loaded.get(ref) == archive:
                 continue
-            self.log('importing %s into the node' % ref)
+            self.log('importing %s into %s' % (ref, self.name))
             self._ctr('images', 'import', archive)
             loaded[ref] = archive
             with open(loaded_file, 'w') as f:
                 json.dump(loaded, f, indent=2)
 
     def _ready(self):
-        node = self.cluster.request('GET', '/api/v1/nodes/' + config.NAME)
+        node = self.cluster.request('GET', '/api/v1/nodes/' + self.name)
         return any(cond['type'] == 'Ready' and cond['status'] == 'True'
                    for cond in node.get('status', {}).get('conditions', []))
+
+    def _renewed_since(self, started):
+        """Whether this kubelet has renewed the node's Lease (a Ready
+        condition may be the one it left before a power cut)."""
+        lease = self.cluster.request(
+            'GET', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/'
+            'leases/' + self.name)
+        renewed = (lease.get('spec') or {}).get('renewTime')
+        return bool(renewed) and calendar.timegm(time.strptime(
+            renewed.split('.')[0].rstrip('Z'), '%Y-%m-%dT%H:%M:%S')) >= int(
+                started)
 
     def _proxy_healthy(self):
         url = 'http://127.0.0.1:%d/healthz' % self.cluster.port(
             'kube-proxy-healthz')
+        if self.index:  # on the node's own loopback
+            return machine.run_in(self.index, [
+                'python3', '-c', 'import sys, urllib.request; '
+                'urllib.request.urlopen(sys.argv[1], timeout=2)', url],
+                check=False).returncode == 0
         with fetch.urlopen(url, timeout=2) as resp:
             return resp.status == 200
+
+    def _queue_bound(self):
+        if self.index == 0:
+            return netpol.queue_bound()
+        out = machine.run_in(self.index, [
+            'cat', '/proc/net/netfilter/nfnetlink_queue'], check=False)
+        return netpol.queue_bound(lines=out.stdout.splitlines())
 
     def _ctr(self, *args, check=True):
         result = subprocess.run(
@@ -293,8 +443,8 @@ class Node(object):
             self._ctr('containers', 'delete', container, check=False)
 
     def status(self):
-        return {name: procs.running(self.state_dir, name)
-                for name in COMPONENTS}
+        return {name: procs.running(self.state_dir, self.proc(name))
+                for name in self.components}
 
     def running(self):
         return any(self.status().values())
@@ -303,6 +453,9 @@ class Node(object):
         owner = _lock_owner()
         if owner and owner != self.state_dir:
             return  # the node on this machine belongs to another cloud
+        if self.index:
+            self.power_off(forget=True)
+            return
         for name in ('kube-proxy', 'kubelet', netpol.NAME):
             procs.stop(self.state_dir, name)
         if procs.running(self.state_dir, 'containerd'):
@@ -349,6 +502,22 @@ def _write_if_changed(path, text):
         pass
     with open(path, 'w') as f:
         f.write(text)
+
+
+def _write_kubeconfig(path, cluster, key, crt):
+    """A kubeconfig that authenticates with a client certificate."""
+    kubeconfig = {
+        'apiVersion': 'v1', 'kind': 'Config',
+        'clusters': [{'name': 'localcloud', 'cluster': {
+            'server': cluster.api_url,
+            'certificate-authority': cluster.ca_file}}],
+        'users': [{'name': 'node', 'user': {
+            'client-certificate': crt, 'client-key': key}}],
+        'contexts': [{'name': 'node@localcloud', 'context': {
+            'cluster': 'localcloud', 'user': 'node'}}],
+        'current-context': 'node@localcloud',
+    }
+    _write_if_changed(path, config.json_text(kubeconfig))
 
 
 def _lock_owner():

@@ -18,6 +18,7 @@ and the node's name, labels and DNS settings they carry.
 
 import json
 
+from tools.lc.kubernetes import machine
 from tools.lc.kubernetes import node_host
 
 NAME = 'node-0'
@@ -28,8 +29,26 @@ CLUSTER_DOMAIN = 'cluster.local'
 DNS_IP = '10.0.0.10'
 
 
-def containerd_config(root, state, socket, cni_conf_dir, sandbox_image):
-    """containerd 1.6's configuration (version 2) as TOML text."""
+def name(index):
+    return 'node-%d' % index
+
+
+def taint(text):
+    """A Node taint from `key=value:Effect` (kubectl taint's form)."""
+    key_value, _, effect = text.rpartition(':')
+    key, _, value = key_value.partition('=')
+    if not key or effect not in ('NoSchedule', 'PreferNoSchedule',
+                                 'NoExecute'):
+        raise ValueError('a taint is key=value:Effect, not %r' % text)
+    return dict({'key': key, 'effect': effect}, **(
+        {'value': value} if value else {}))
+
+
+def containerd_config(root, state, socket, cni_conf_dir, sandbox_image,
+                      own_netns_dir=False):
+    """containerd 1.6's configuration (version 2) as TOML text;
+    own_netns_dir keeps the pods' network namespaces under its state
+    directory (a further node's: /run/netns is the host's)."""
     cri = 'plugins."io.containerd.grpc.v1.cri"'
     return '\n'.join([
         'version = 2',
@@ -45,6 +64,7 @@ def containerd_config(root, state, socket, cni_conf_dir, sandbox_image):
         # set here lacks CAP_SYS_RESOURCE.
         '  restrict_oom_score_adj = true',
         '  disable_apparmor = true',
+        '  netns_mounts_under_state_dir = %s' % _toml(own_netns_dir),
         '[%s.containerd]' % cri,
         '  snapshotter = "overlayfs"',
         '  default_runtime_name = "runc"',
@@ -65,11 +85,16 @@ def _toml(value):
 
 
 def kubelet_config(port, healthz_port, runtime_socket, ca_file, tls_cert,
-                   tls_key, pod_logs_dir):
-    return {
+                   tls_key, pod_logs_dir, address='127.0.0.1',
+                   cgroup_root=None):
+    """address: where the API server reaches it (node-0: loopback; a
+    further node: its address on the machines' network); cgroup_root:
+    the node's own cgroup, which its pods' go below."""
+    extra = {'cgroupRoot': cgroup_root} if cgroup_root else {}
+    return dict(extra, **{
         'apiVersion': 'kubelet.config.k8s.io/v1beta1',
         'kind': 'KubeletConfiguration',
-        'address': '127.0.0.1', 'port': port, 'readOnlyPort': 0,
+        'address': address, 'port': port, 'readOnlyPort': 0,
         'healthzBindAddress': '127.0.0.1', 'healthzPort': healthz_port,
         'tlsCertFile': tls_cert, 'tlsPrivateKeyFile': tls_key,
         'authentication': {'anonymous': {'enabled': False},
@@ -94,20 +119,22 @@ def kubelet_config(port, healthz_port, runtime_socket, ca_file, tls_cert,
                          'imagefs.available': '2%'},
         'serializeImagePulls': False,
         'registerNode': True,
-    }
+    })
 
 
-def kube_proxy_config(kubeconfig, healthz_port, metrics_port):
+def kube_proxy_config(kubeconfig, healthz_port, metrics_port, node=NAME):
     return {
         'apiVersion': 'kubeproxy.config.k8s.io/v1alpha1',
         'kind': 'KubeProxyConfiguration',
         'clientConnection': {'kubeconfig': kubeconfig},
-        'hostnameOverride': NAME,
+        'hostnameOverride': node,
         'bindAddress': '127.0.0.1',
         'healthzBindAddress': '127.0.0.1:%d' % healthz_port,
         'metricsBindAddress': '127.0.0.1:%d' % metrics_port,
         'mode': 'iptables',
-        'clusterCIDR': node_host.POD_CIDR,
+        # Every node's pods: from elsewhere, a Service's traffic is
+        # masqueraded.
+        'clusterCIDR': machine.PODS_SUPERNET,
         # NodePorts answer on loopback only.
         'nodePortAddresses': ['127.0.0.0/8'],
         # Keep the kernel's conntrack table size and timeouts.

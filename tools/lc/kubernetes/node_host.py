@@ -30,10 +30,13 @@ import shutil
 import subprocess
 
 from tools.lc.kubernetes import controlplane
+from tools.lc.kubernetes import machine
 from tools.lc.kubernetes import netpol
 
-POD_CIDR = '10.85.0.0/24'
-GATEWAY = '10.85.0.1'
+# node-0's pods; node N's are machine.pod_cidr(N). The host is node-0's
+# gateway, which pods of every node reach (host_url).
+POD_CIDR = machine.pod_cidr(0)
+GATEWAY = machine.gateway(0)
 BRIDGE = 'hk8s0'
 CHAIN = 'HEATK8S-NODE'
 CNI_BIN_DIR = '/usr/lib/cni'
@@ -108,10 +111,10 @@ def missing(facts):
     return [what for key, what in REQUIREMENTS if not facts.get(key)]
 
 
-def cni_config(ipam_dir):
-    """The pods' network: a bridge with the gateway on the host, routes
-    to the pod and Service ranges only (no default route: nothing a pod
-    sends can leave the machine), masquerading off."""
+def cni_config(ipam_dir, pod_cidr=POD_CIDR, gateway=GATEWAY):
+    """The pods' network: a bridge with the gateway on the node, routes
+    to every node's pods and the Service range only (no default route:
+    nothing a pod sends can leave the machine), masquerading off."""
     return {
         'cniVersion': '1.0.0',
         'name': 'heat-k8s',
@@ -120,9 +123,9 @@ def cni_config(ipam_dir):
              'isDefaultGateway': False, 'ipMasq': False,
              'hairpinMode': True,
              'ipam': {'type': 'host-local',
-                      'ranges': [[{'subnet': POD_CIDR,
-                                   'gateway': GATEWAY}]],
-                      'routes': [{'dst': POD_CIDR},
+                      'ranges': [[{'subnet': pod_cidr,
+                                   'gateway': gateway}]],
+                      'routes': [{'dst': machine.PODS_SUPERNET},
                                  {'dst': controlplane.SERVICE_CIDR}],
                       'dataDir': ipam_dir}},
             {'type': 'portmap', 'capabilities': {'portMappings': True}},
@@ -131,30 +134,73 @@ def cni_config(ipam_dir):
 
 
 def guard_rules(apiserver_port, host_ports=()):
-    """iptables rules (table, chain hook, rule args) of the node's own
-    chains: nothing is forwarded from the bridge to another interface;
-    pods reach the API server (bound to 127.0.0.1) at the `kubernetes`
-    Service address, as kube-proxy serves loopback NodePorts, and each of
-    host_ports (a public API of the cloud bound to 127.0.0.1, as an
-    operator's clusters reach its Keystone) at the same port of the
-    bridge's address, as this host does too (one URL for pods, the servers
-    behind them and the host: Heat hands it to servers); and new
-    connections of pods go to the NetworkPolicy controller's queue
-    (tools.lc.kubernetes.netpol)."""
+    """iptables rules (table, chain hook, rule args) of the host's own
+    chains (node-0): nothing is forwarded from the bridge or the machines'
+    network (machine.LINK_BRIDGE) but to another node's pods; pods reach
+    the API server (bound to 127.0.0.1) at the `kubernetes` Service
+    address, as kube-proxy serves loopback NodePorts, and the other
+    nodes' API forwarders reach it at the host's address on their
+    network; each of host_ports (a public API of the cloud bound to
+    127.0.0.1, as an operator's clusters reach its Keystone) answers at
+    the same port of the bridge's address, to pods of every node and to
+    this host (one URL for pods, the servers behind them and the host:
+    Heat hands it to servers); and new connections of node-0's pods go
+    to the NetworkPolicy controller's queue (tools.lc.kubernetes.netpol)."""
+    links = machine.LINK_BRIDGE
     return [
+        ('filter', 'FORWARD', ['-i', BRIDGE, '-o', links, '-d',
+                               machine.PODS_SUPERNET, '-j', 'ACCEPT']),
         ('filter', 'FORWARD', ['-i', BRIDGE, '!', '-o', BRIDGE, '-j',
                                'DROP']),
+        ('filter', 'FORWARD', ['-i', links, '-d', machine.PODS_SUPERNET,
+                               '-j', 'ACCEPT']),
+        ('filter', 'FORWARD', ['-i', links, '-j', 'DROP']),
         ('nat', 'PREROUTING', ['-i', BRIDGE, '-d', _api_service_ip(),
                                '-p', 'tcp', '--dport', '443', '-j', 'DNAT',
                                '--to-destination',
+                               '127.0.0.1:%d' % apiserver_port]),
+        ('nat', 'PREROUTING', ['-i', links, '-d', machine.HOST_ADDRESS,
+                               '-p', 'tcp', '--dport', str(apiserver_port),
+                               '-j', 'DNAT', '--to-destination',
                                '127.0.0.1:%d' % apiserver_port]),
     ] + [(table, hook, match + ['-d', GATEWAY, '-p', 'tcp', '--dport',
                                  str(port), '-j', 'DNAT', '--to-destination',
                                  '127.0.0.1:%d' % port])
          for port in host_ports
          for table, hook, match in (('nat', 'PREROUTING', ['-i', BRIDGE]),
+                                    ('nat', 'PREROUTING', ['-i', links]),
                                     ('nat', 'OUTPUT', []))
          ] + netpol.queue_rules(POD_CIDR)
+
+
+def machine_rules(index, apiserver_port):
+    """The rules of node `index`'s own namespace (machine.py): its pods
+    forward only to other nodes' pods; they reach the API server at the
+    `kubernetes` Service address through the node's forwarder on its
+    loopback (as kube-proxy's endpoint for that Service is 127.0.0.1);
+    the host's connections (the API server's, NodePorts' from the host's
+    loopback) pass as node-0's root processes do, from the node's
+    gateway; its pods' new
+    connections go to its own NetworkPolicy controller's queue."""
+    return [
+        ('filter', 'FORWARD', ['-i', BRIDGE, '-o', 'eth0', '-d',
+                               machine.PODS_SUPERNET, '-j', 'ACCEPT']),
+
+        ('filter', 'FORWARD', ['-i', BRIDGE, '!', '-o', BRIDGE, '-j',
+                               'DROP']),
+        ('nat', 'PREROUTING', ['-i', BRIDGE, '-d', _api_service_ip(),
+                               '-p', 'tcp', '--dport', '443', '-j', 'DNAT',
+                               '--to-destination',
+                               '127.0.0.1:%d' % apiserver_port]),
+        ('mangle', 'POSTROUTING', ['-s', machine.HOST_ADDRESS, '-j',
+                                   'RETURN']),
+        # The host's connections reach pods from the node's gateway, as
+        # node-0's come from the host's: pods have no route to the
+        # machines' network.
+        ('nat', 'POSTROUTING', ['-s', machine.HOST_ADDRESS, '-o', BRIDGE,
+                                '-j', 'SNAT', '--to-source',
+                                machine.gateway(index)]),
+    ] + netpol.queue_rules(machine.pod_cidr(index))
 
 
 def host_url(port):
@@ -193,6 +239,10 @@ def restore_sysctls(saved_file):
         _write_sysctl(key, value)
     os.unlink(saved_file)
 
+_BLACKHOLES = (controlplane.SERVICE_CIDR, controlplane.POD_CIDR,
+               machine.PODS_SUPERNET)
+
+
 def network_up(apiserver_port, host_ports=()):
     """The pods' bridge, the blackhole routes, the sysctls and the node's
     own iptables chains (guard_rules)."""
@@ -200,19 +250,40 @@ def network_up(apiserver_port, host_ports=()):
     _ip('addr', 'add', GATEWAY + '/' + POD_CIDR.split('/')[1], 'dev',
         BRIDGE, ok_if='already assigned')
     _ip('link', 'set', BRIDGE, 'up')
-    # Service and fake-pod addresses never take the default route out.
-    for cidr in (controlplane.SERVICE_CIDR, controlplane.POD_CIDR):
+    # Service, fake-pod and other nodes' pod addresses never take the
+    # default route out (a node powered off or removed included).
+    for cidr in _BLACKHOLES:
         _ip('route', 'replace', 'blackhole', cidr)
     for key, value in SYSCTLS.items():
         if value is not None:
             _write_sysctl(key, value)
     _write_sysctl('net/ipv4/conf/%s/route_localnet' % BRIDGE, '1')
+    machine.links_up()
     _iptables_down()
-    for table, hook, rule in guard_rules(apiserver_port, host_ports):
+    install_rules(guard_rules(apiserver_port, host_ports))
+
+
+def install_rules(rules, prefix=()):
+    """Append `rules` to the node's chains (made, and jumped to from their
+    hooks, at their first rule); prefix runs iptables in a node's
+    namespace."""
+    for table, hook, rule in rules:
         chain = '%s-%s' % (CHAIN, hook)
-        if _iptables(table, '-N', chain, check=False):  # its first rule
-            _iptables(table, '-I', hook, '-j', chain)
-        _iptables(table, '-A', chain, *rule)
+        if _iptables(table, '-N', chain, check=False,
+                     prefix=prefix):  # its first rule
+            _iptables(table, '-I', hook, '-j', chain, prefix=prefix)
+        _iptables(table, '-A', chain, *rule, prefix=prefix)
+
+
+def machine_network_up(index, apiserver_port):
+    """Node `index`'s namespace, link, kernel settings and rules."""
+    machine.plug(index)
+    prefix = machine.exec_prefix(index)
+    for key in ('net.ipv4.ip_forward', 'net.ipv4.conf.all.route_localnet',
+                'net.bridge.bridge-nf-call-iptables'):
+        _run(prefix + ['sysctl', '-qw', key + '=1'], check=False)
+    install_rules(machine_rules(index, apiserver_port), prefix)
+
 
 def _iptables_down():
     for table, hook, _ in guard_rules(0, [0]):  # every chain, ports or not
@@ -224,9 +295,10 @@ def _iptables_down():
 
 def network_down():
     _iptables_down()
-    for cidr in (controlplane.SERVICE_CIDR, controlplane.POD_CIDR):
+    for cidr in _BLACKHOLES:
         _ip('route', 'del', 'blackhole', cidr, check=False)
     _ip('link', 'del', BRIDGE, check=False)
+    machine.links_down()
 
 
 def _write_sysctl(key, value):
@@ -250,9 +322,9 @@ def _ip(*args, check=True, ok_if=None):
     return _run(['ip'] + list(args), check=check, ok_if=ok_if)
 
 
-def _iptables(table, *args, check=True):
-    return _run(['iptables', '-w', '-t', table] + list(args), check=check,
-                ok_if='already exists')
+def _iptables(table, *args, check=True, prefix=()):
+    return _run(list(prefix) + ['iptables', '-w', '-t', table] + list(args),
+                check=check, ok_if='already exists')
 
 
 def remove_kube_chains():
