@@ -239,6 +239,17 @@ class ControlPlaneValidateTest(heat_harness.KubernetesTestCase):
                                                  env, files=files)
         self.assertIn('glance_colour', answer.get('Error', ''))
 
+    def test_on_an_existing_keystone(self):
+        # keystone-existing.yaml takes what identity.yaml is given.
+        template, files, env = cli_request(
+            CONTROLPLANE, ['kubernetes', 'existing-keystone'],
+            dict(PARAMS, region='RegionTwo'))
+        env['parameter_defaults']['ExistingKeystoneEndpoint'] = (
+            'https://keystone.example')
+        answer = self.engine().validate_template(self.context(), template,
+                                                 env, files=files)
+        self.assertNotIn('Error', answer, answer.get('Error'))
+
     def test_the_service_templates_alone(self):
         # Each service's template validates on its own too (its inputs as
         # parameters), as a provider template is checked at create.
