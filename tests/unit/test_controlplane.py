@@ -749,92 +749,94 @@ class IdentityAsAServiceTest(heat_harness.KubernetesTestCase):
         self.assertEqual(alone - OWN_INFRASTRUCTURE, served)
 
 
-# Every resource of the services' templates, (type, the name it gives its
-# object without the prefix; '' for none). An update that changed either
-# would replace the resource: a registration task's delete_command would
-# then remove what its successor has just registered.
-RESOURCES = {
-    'identity.yaml': {
-        'host': ('OS::HeatK8s::ContainerHost', 'identity'),
-        'admin_password_secret': ('OS::HeatK8s::RandomSecret', ''),
-        'database_root_password': ('OS::HeatK8s::RandomSecret', ''),
-        'keystone_database_password': ('OS::HeatK8s::RandomSecret', ''),
-        'keystone_database_user': ('OS::Heat::Value', ''),
-        'bootstrap_fernet_key': ('OS::HeatK8s::RandomSecret', ''),
-        'fernet_key_0': ('OS::HeatK8s::RandomSecret', ''),
-        'fernet_key_1': ('OS::HeatK8s::RandomSecret', ''),
-        'fernet_key_2': ('OS::HeatK8s::RandomSecret', ''),
-        'database': ('OS::HeatK8s::ContainerService', 'mariadb'),
-        'memcached': ('OS::HeatK8s::Services::Memcached', 'memcached'),
-        'site': ('OS::Heat::Value', ''),
-        'shared': ('OS::Heat::Value', ''),
-        'database_create': ('OS::HeatK8s::ContainerTask',
-                            'keystone-db-create'),
-        'keystone_secret_files': ('OS::Heat::Value', ''),
-        'keystone_db_check': ('OS::HeatK8s::ContainerTask',
-                              'keystone-db-check'),
-        'keystone_db_expand': ('OS::HeatK8s::ContainerTask',
-                               'keystone-db-expand'),
-        'keystone': ('OS::HeatK8s::ContainerService', 'keystone'),
-        'keystone_db_contract': ('OS::HeatK8s::ContainerTask',
-                                 'keystone-db-contract'),
-        'keystone_bootstrap': ('OS::HeatK8s::ContainerTask',
-                               'keystone-bootstrap'),
-        'keystone_db_retire': ('OS::HeatK8s::ContainerTask',
-                               'keystone-db-retire')},
-    'keystone-existing.yaml': {
-        'endpoints': ('OS::Heat::Value', ''),
-        'catalog_entry': ('OS::HeatK8s::ContainerTask', 'keystone-catalog')},
-    'glance.yaml': {
-        'glance_values': ('OS::Heat::Value', ''),
-        'glance_db_expand': ('OS::HeatK8s::ContainerTask',
-                             'glance-db-expand'),
-        'glance_db_migrate': ('OS::HeatK8s::ContainerTask',
-                              'glance-db-migrate'),
-        'glance': ('OS::HeatK8s::ContainerService', 'glance'),
-        'glance_db_contract': ('OS::HeatK8s::ContainerTask',
-                               'glance-db-contract')},
-    'placement.yaml': {
-        'placement_values': ('OS::Heat::Value', ''),
-        'placement_db_sync': ('OS::HeatK8s::ContainerTask',
-                              'placement-db-sync'),
-        'placement': ('OS::HeatK8s::ContainerService', 'placement')},
-    'neutron.yaml': {
-        'ovn_nb': ('OS::HeatK8s::ContainerService', 'ovn-nb'),
-        'ovn_sb': ('OS::HeatK8s::ContainerService', 'ovn-sb'),
-        'ovn_northd': ('OS::HeatK8s::ContainerService', 'ovn-northd'),
-        'neutron_values': ('OS::Heat::Value', ''),
-        'neutron_db_expand': ('OS::HeatK8s::ContainerTask',
-                              'neutron-db-expand'),
-        'neutron': ('OS::HeatK8s::ContainerService', 'neutron'),
-        'neutron_db_contract': ('OS::HeatK8s::ContainerTask',
-                                'neutron-db-contract')},
-    'nova.yaml': {
-        'nova_values': ('OS::Heat::Value', ''),
-        'nova_api_db_sync': ('OS::HeatK8s::ContainerTask',
-                             'nova-api-db-sync'),
-        'nova_cells': ('OS::HeatK8s::ContainerTask', 'nova-cells'),
-        'nova_conductor': ('OS::HeatK8s::ContainerService',
-                           'nova-conductor'),
-        'nova_scheduler': ('OS::HeatK8s::ContainerService',
-                           'nova-scheduler'),
-        'nova_api': ('OS::HeatK8s::ContainerService', 'nova-api'),
-        'nova_metadata': ('OS::HeatK8s::ContainerService', 'nova-metadata'),
-        'nova_compute': ('OS::HeatK8s::PrivilegedService', 'nova-compute'),
-        'nova_online_data_migrations': ('OS::HeatK8s::ContainerTask',
-                                        'nova-online-migrations')},
-}
-# What every service after Keystone has besides its own steps.
-for _service in ('glance', 'placement', 'neutron', 'nova'):
-    RESOURCES[_service + '.yaml'].update({
-        'database_password': ('OS::HeatK8s::RandomSecret', ''),
-        'service_password': ('OS::HeatK8s::RandomSecret', ''),
-        'database_create': ('OS::HeatK8s::ContainerTask',
-                            _service + '-db-create'),
-        'service_user': ('OS::HeatK8s::ContainerTask',
-                         _service + '-service-user'),
-        'catalog_entry': ('OS::HeatK8s::ContainerTask',
-                          _service + '-catalog')})
+# Every resource of the services' templates: its type (OS::HeatK8s::
+# unless it names its namespace) and the name it gives its object, without
+# the prefix. An update that changed either would replace the resource: a
+# registration task's delete_command would then remove what its successor
+# has just registered. <service> stands for the template's service.
+RESOURCE_TABLE = """
+identity.yaml
+    host                         ContainerHost          identity
+    admin_password_secret        RandomSecret
+    database_root_password       RandomSecret
+    keystone_database_password   RandomSecret
+    keystone_database_user       OS::Heat::Value
+    bootstrap_fernet_key         RandomSecret
+    fernet_key_0                 RandomSecret
+    fernet_key_1                 RandomSecret
+    fernet_key_2                 RandomSecret
+    database                     ContainerService       mariadb
+    memcached                    Services::Memcached    memcached
+    site                         OS::Heat::Value
+    shared                       OS::Heat::Value
+    database_create              ContainerTask          keystone-db-create
+    keystone_secret_files        OS::Heat::Value
+    keystone_db_check            ContainerTask          keystone-db-check
+    keystone_db_expand           ContainerTask          keystone-db-expand
+    keystone                     ContainerService       keystone
+    keystone_db_contract         ContainerTask          keystone-db-contract
+    keystone_bootstrap           ContainerTask          keystone-bootstrap
+    keystone_db_retire           ContainerTask          keystone-db-retire
+keystone-existing.yaml
+    endpoints                    OS::Heat::Value
+    catalog_entry                ContainerTask          keystone-catalog
+every service after Keystone
+    database_password            RandomSecret
+    service_password             RandomSecret
+    database_create              ContainerTask          <service>-db-create
+    service_user                 ContainerTask          <service>-service-user
+    catalog_entry                ContainerTask          <service>-catalog
+glance.yaml
+    glance_values                OS::Heat::Value
+    glance_db_expand             ContainerTask          glance-db-expand
+    glance_db_migrate            ContainerTask          glance-db-migrate
+    glance                       ContainerService       glance
+    glance_db_contract           ContainerTask          glance-db-contract
+placement.yaml
+    placement_values             OS::Heat::Value
+    placement_db_sync            ContainerTask          placement-db-sync
+    placement                    ContainerService       placement
+neutron.yaml
+    ovn_nb                       ContainerService       ovn-nb
+    ovn_sb                       ContainerService       ovn-sb
+    ovn_northd                   ContainerService       ovn-northd
+    neutron_values               OS::Heat::Value
+    neutron_db_expand            ContainerTask          neutron-db-expand
+    neutron                      ContainerService       neutron
+    neutron_db_contract          ContainerTask          neutron-db-contract
+nova.yaml
+    nova_values                  OS::Heat::Value
+    nova_api_db_sync             ContainerTask          nova-api-db-sync
+    nova_cells                   ContainerTask          nova-cells
+    nova_conductor               ContainerService       nova-conductor
+    nova_scheduler               ContainerService       nova-scheduler
+    nova_api                     ContainerService       nova-api
+    nova_metadata                ContainerService       nova-metadata
+    nova_compute                 PrivilegedService      nova-compute
+    nova_online_data_migrations  ContainerTask          nova-online-migrations
+"""
+AFTER_KEYSTONE = ('glance', 'placement', 'neutron', 'nova')
+
+
+def _resources(table):
+    """{template: {resource: (type, object name or '')}} of the table."""
+    found, rows = {}, {}
+    for line in table.strip().splitlines():
+        if not line.startswith(' '):
+            rows = found.setdefault(line, {})
+            continue
+        name, kind, *obj = line.split()
+        rows[name] = (kind if kind.startswith('OS::') else
+                      'OS::HeatK8s::' + kind, obj[0] if obj else '')
+    common = found.pop('every service after Keystone')
+    for service in AFTER_KEYSTONE:
+        found[service + '.yaml'].update(
+            {name: (kind, obj.replace('<service>', service))
+             for name, (kind, obj) in common.items()})
+    return found
+
+
+RESOURCES = _resources(RESOURCE_TABLE)
 # The interface parameters every service after Keystone declares alike.
 INTERFACE = ('infrastructure', 'keystone', 'role', 'database_root_password',
              'admin_password')
@@ -908,7 +910,7 @@ class ServiceInterfaceTest(heat_harness.KubernetesTestCase):
                 infrastructure=prefix,
                 ExistingKeystoneEndpoint='https://keystone.example'),
         }
-        for service in ('glance', 'placement', 'neutron', 'nova'):
+        for service in AFTER_KEYSTONE:
             given[service + '.yaml'] = dict(
                 SERVICE_INPUTS, infrastructure=prefix, messaging=MESSAGING,
                 compute_count=1)
