@@ -103,6 +103,17 @@ def start(state_dir, name, argv, env=None, cwd=None, prefix=(),
     return proc.pid
 
 
+def command(argv, check=True, ok_if=None):
+    """Run a short command; with check, its failure raises, unless its
+    stderr says `ok_if` (what is already so)."""
+    result = subprocess.run(argv, capture_output=True, text=True)
+    if result.returncode and check and not (
+            ok_if and ok_if in result.stderr):
+        raise RuntimeError('%s failed: %s' % (' '.join(argv),
+                                               result.stderr.strip()))
+    return result
+
+
 def read(state_dir, name):
     try:
         with open(_pidfile(state_dir, name)) as f:

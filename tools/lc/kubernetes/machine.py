@@ -35,8 +35,9 @@ containers look for them (the reason kind runs both in one container).
 import ipaddress
 import os
 import signal
-import subprocess
 import time
+
+from tools.lc import procs
 
 # The machines' network: the host's end of every link, then one address
 # per node (node N at .10+N).
@@ -243,12 +244,7 @@ def _write(path, value):
 
 
 def _run(argv, check=True, ok_if=None):
-    result = subprocess.run(argv, capture_output=True, text=True)
-    if result.returncode and check and not (
-            ok_if and ok_if in result.stderr):
-        raise RuntimeError('%s failed: %s' % (' '.join(argv),
-                                               result.stderr.strip()))
-    return result
+    return procs.command(argv, check=check, ok_if=ok_if)
 
 
 def _ip(*args, check=True, ok_if=None):

@@ -29,6 +29,7 @@ import shlex
 import shutil
 import subprocess
 
+from tools.lc import procs
 from tools.lc.kubernetes import controlplane
 from tools.lc.kubernetes import machine
 from tools.lc.kubernetes import netpol
@@ -310,12 +311,7 @@ def _write_sysctl(key, value):
 
 
 def _run(argv, check=True, ok_if=None):
-    result = subprocess.run(argv, capture_output=True, text=True)
-    if result.returncode and check and not (
-            ok_if and ok_if in result.stderr):
-        raise RuntimeError('%s failed: %s' % (' '.join(argv),
-                                               result.stderr.strip()))
-    return result.returncode == 0
+    return procs.command(argv, check=check, ok_if=ok_if).returncode == 0
 
 
 def _ip(*args, check=True, ok_if=None):
