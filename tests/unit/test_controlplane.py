@@ -57,21 +57,10 @@ SERVICES = {'OS::HeatK8s::Services::Keystone': 'identity.yaml',
             'OS::HeatK8s::Services::Neutron': 'neutron.yaml',
             'OS::HeatK8s::Services::Nova': 'nova.yaml'}
 PARAMS = {'admin_password': 'unit-Admin-0123'}
-# What the control plane gives every service, Keystone included: its
-# `infrastructure` (hand-made sample values).
-INFRASTRUCTURE = {'target': {'namespace': ''}, 'prefix': '', 'debug': False,
-                  'database': {'host': 'db', 'port': 3306,
-                               'client_image': 'm:1'},
+# What the control plane gives identity.yaml (hand-made sample values).
+INFRASTRUCTURE = {'target': {'namespace': ''}, 'database_host': 'db',
+                  'database_port': 3306, 'database_root_password': 'ref',
                   'memcached_servers': ['mc:11211']}
-# ... and every service after Keystone (Keystone's outputs in `keystone`).
-SERVICE_INPUTS = {'infrastructure': INFRASTRUCTURE,
-                  'database_root_password': 'ref', 'admin_password': 'ref',
-                  'keystone': {'auth_url': 'http://keystone:5000/v3',
-                               'public_auth_url': 'http://keystone:5000/v3',
-                               'region': 'RegionOne', 'user_prefix': '',
-                               'registered_by': '', 'registration': {}}}
-MESSAGING = {'host': 'rabbitmq', 'port': 5672, 'user': 'openstack',
-             'password': 'ref'}
 
 
 def env_path(name):
@@ -220,7 +209,7 @@ class ControlPlaneValidateTest(heat_harness.KubernetesTestCase):
         # Keystone's nested stack is made, before it makes anything.
         self.assertEqual('', self.assertValid(['kubernetes'])[
             'Parameters']['region']['Default'])
-        params = {'admin_password': 'ref', 'infrastructure': INFRASTRUCTURE,
+        params = {'admin_password': 'ref', 'infrastructure': {},
                   'ExistingKeystoneEndpoint': 'https://keystone.example'}
         self.assertIn('a Keystone the control plane does not deploy has no '
                       'default region',
@@ -239,27 +228,25 @@ class ControlPlaneValidateTest(heat_harness.KubernetesTestCase):
                                                  env, files=files)
         self.assertIn('glance_colour', answer.get('Error', ''))
 
-    def test_on_an_existing_keystone(self):
-        # keystone-existing.yaml takes what identity.yaml is given.
-        template, files, env = cli_request(
-            CONTROLPLANE, ['kubernetes', 'existing-keystone'],
-            dict(PARAMS, region='RegionTwo'))
-        env['parameter_defaults']['ExistingKeystoneEndpoint'] = (
-            'https://keystone.example')
-        answer = self.engine().validate_template(self.context(), template,
-                                                 env, files=files)
-        self.assertNotIn('Error', answer, answer.get('Error'))
-
     def test_the_service_templates_alone(self):
         # Each service's template validates on its own too (its inputs as
         # parameters), as a provider template is checked at create.
+        keystone = {'auth_url': 'http://keystone:5000/v3',
+                    'public_auth_url': 'http://keystone:5000/v3',
+                    'region': 'RegionOne'}
+        common = {'target': {'namespace': ''}, 'database_host': 'db',
+                  'database_root_password': 'ref', 'mariadb_image': 'm:1',
+                  'admin_password': 'ref'}
+        messaging = {'host': 'rabbitmq', 'port': 5672, 'user': 'openstack',
+                     'password': 'ref'}
         for name, params in (
-                ('identity', dict(PARAMS, infrastructure=INFRASTRUCTURE,
-                                  database_root_password='ref')),
-                ('glance', SERVICE_INPUTS),
-                ('placement', SERVICE_INPUTS),
-                ('neutron', dict(SERVICE_INPUTS, messaging=MESSAGING)),
-                ('nova', dict(SERVICE_INPUTS, messaging=MESSAGING))):
+                ('identity', dict(PARAMS, infrastructure=INFRASTRUCTURE)),
+                ('glance', dict(common, keystone=keystone)),
+                ('placement', dict(common, keystone=keystone)),
+                ('neutron', dict(common, keystone=keystone,
+                                 messaging=messaging)),
+                ('nova', dict(common, keystone=keystone,
+                              messaging=messaging))):
             for backend in BACKENDS:
                 with self.subTest(service=name, backend=backend):
                     self.assertValid([backend], os.path.join(
@@ -340,7 +327,16 @@ class UpgradeOrderTest(heat_harness.KubernetesTestCase):
                 self.assertNotIn(then, earlier[first])
 
     def service(self, name, **more):
-        params = dict(SERVICE_INPUTS, messaging=MESSAGING, **more)
+        keystone = {'auth_url': 'http://keystone:5000/v3',
+                    'public_auth_url': 'http://keystone:5000/v3',
+                    'region': 'RegionOne'}
+        params = dict({'target': {'namespace': ''}, 'database_host': 'db',
+                       'database_root_password': 'ref',
+                       'mariadb_image': 'm:1', 'admin_password': 'ref',
+                       'keystone': keystone,
+                       'messaging': {'host': 'rabbitmq', 'port': 5672,
+                                     'user': 'openstack',
+                                     'password': 'ref'}}, **more)
         return self.before(os.path.join(TEMPLATES, name + '.yaml'),
                            ['kubernetes'], params)
 
@@ -387,9 +383,11 @@ class UpgradeOrderTest(heat_harness.KubernetesTestCase):
         # A Deployment's pods are new names at each rollout: the conductor
         # and the scheduler are hosts named after their service instead.
         template, files, env = cli_request(
-            os.path.join(TEMPLATES, 'nova.yaml'), ['kubernetes'], dict(
-                SERVICE_INPUTS, keystone={}, messaging={'port': 5672},
-                infrastructure=dict(INFRASTRUCTURE, prefix='cp-')))
+            os.path.join(TEMPLATES, 'nova.yaml'), ['kubernetes'], {
+                'target': {'namespace': ''}, 'prefix': 'cp-',
+                'database_host': 'db', 'database_root_password': 'ref',
+                'mariadb_image': 'm:1', 'admin_password': 'ref',
+                'keystone': {}, 'messaging': {'port': 5672}})
         stack = self.parse(template, env)
 
         def prop(name, key):
@@ -446,14 +444,9 @@ def _sample(values):
     """A service template's config values with its intrinsic functions
     replaced by sample values (a reference by a password-like text)."""
     samples = {
-        'infrastructure': {
-            'debug': False, 'prefix': '',
-            'database': {'host': 'mariadb.ns.svc', 'port': 3306},
-            'memcached_servers': ['memcached.ns.svc:11211']},
-        'keystone': {'auth_url': 'http://keystone.ns.svc:5000/v3',
-                     'public_auth_url': 'http://127.0.0.1:30500/v3',
-                     'region': 'RegionOne', 'user_prefix': '',
-                     'registered_by': ''},
+        'debug': False, 'prefix': '', 'database_host': 'mariadb.ns.svc',
+        'database_port': 3306, 'memcached_servers': [
+            'memcached.ns.svc:11211'],
         'messaging': {'host': 'rabbitmq.ns.svc', 'port': 5672,
                       'user': 'openstack',
                       'password': 'Secret-messaging_password-0123456789'},
@@ -464,10 +457,15 @@ def _sample(values):
         if isinstance(node, dict):
             if list(node) == ['get_param']:
                 path = node['get_param']
-                value = samples
-                for key in path if isinstance(path, list) else [path]:
-                    value = value[key]
-                return value
+                if isinstance(path, list):
+                    if path[0] == 'keystone':
+                        return {'auth_url': 'http://keystone.ns.svc:5000/v3',
+                                'public_auth_url':
+                                    'http://127.0.0.1:30500/v3',
+                                'region': 'RegionOne', 'user_prefix': '',
+                                'registered_by': ''}[path[1]]
+                    path = path[0]
+                return samples[path]
             if list(node) == ['get_attr']:
                 return 'Secret-%s-0123456789' % node['get_attr'][0]
             if list(node) == ['list_join']:
@@ -744,197 +742,5 @@ class IdentityAsAServiceTest(heat_harness.KubernetesTestCase):
 
     def test_in_a_control_plane_it_takes_them(self):
         alone = self.resources({})
-        served = self.resources({'infrastructure': INFRASTRUCTURE,
-                                 'database_root_password': 'ref'})
+        served = self.resources({'infrastructure': INFRASTRUCTURE})
         self.assertEqual(alone - OWN_INFRASTRUCTURE, served)
-
-
-# Every resource of the services' templates: its type (OS::HeatK8s::
-# unless it names its namespace) and the name it gives its object, without
-# the prefix. An update that changed either would replace the resource: a
-# registration task's delete_command would then remove what its successor
-# has just registered. <service> stands for the template's service.
-RESOURCE_TABLE = """
-identity.yaml
-    host                         ContainerHost          identity
-    admin_password_secret        RandomSecret
-    database_root_password       RandomSecret
-    keystone_database_password   RandomSecret
-    keystone_database_user       OS::Heat::Value
-    bootstrap_fernet_key         RandomSecret
-    fernet_key_0                 RandomSecret
-    fernet_key_1                 RandomSecret
-    fernet_key_2                 RandomSecret
-    database                     ContainerService       mariadb
-    memcached                    Services::Memcached    memcached
-    site                         OS::Heat::Value
-    shared                       OS::Heat::Value
-    database_create              ContainerTask          keystone-db-create
-    keystone_secret_files        OS::Heat::Value
-    keystone_db_check            ContainerTask          keystone-db-check
-    keystone_db_expand           ContainerTask          keystone-db-expand
-    keystone                     ContainerService       keystone
-    keystone_db_contract         ContainerTask          keystone-db-contract
-    keystone_bootstrap           ContainerTask          keystone-bootstrap
-    keystone_db_retire           ContainerTask          keystone-db-retire
-keystone-existing.yaml
-    endpoints                    OS::Heat::Value
-    catalog_entry                ContainerTask          keystone-catalog
-every service after Keystone
-    database_password            RandomSecret
-    service_password             RandomSecret
-    database_create              ContainerTask          <service>-db-create
-    service_user                 ContainerTask          <service>-service-user
-    catalog_entry                ContainerTask          <service>-catalog
-glance.yaml
-    glance_values                OS::Heat::Value
-    glance_db_expand             ContainerTask          glance-db-expand
-    glance_db_migrate            ContainerTask          glance-db-migrate
-    glance                       ContainerService       glance
-    glance_db_contract           ContainerTask          glance-db-contract
-placement.yaml
-    placement_values             OS::Heat::Value
-    placement_db_sync            ContainerTask          placement-db-sync
-    placement                    ContainerService       placement
-neutron.yaml
-    ovn_nb                       ContainerService       ovn-nb
-    ovn_sb                       ContainerService       ovn-sb
-    ovn_northd                   ContainerService       ovn-northd
-    neutron_values               OS::Heat::Value
-    neutron_db_expand            ContainerTask          neutron-db-expand
-    neutron                      ContainerService       neutron
-    neutron_db_contract          ContainerTask          neutron-db-contract
-nova.yaml
-    nova_values                  OS::Heat::Value
-    nova_api_db_sync             ContainerTask          nova-api-db-sync
-    nova_cells                   ContainerTask          nova-cells
-    nova_conductor               ContainerService       nova-conductor
-    nova_scheduler               ContainerService       nova-scheduler
-    nova_api                     ContainerService       nova-api
-    nova_metadata                ContainerService       nova-metadata
-    nova_compute                 PrivilegedService      nova-compute
-    nova_online_data_migrations  ContainerTask          nova-online-migrations
-"""
-AFTER_KEYSTONE = ('glance', 'placement', 'neutron', 'nova')
-
-
-def _resources(table):
-    """{template: {resource: (type, object name or '')}} of the table."""
-    found, rows = {}, {}
-    for line in table.strip().splitlines():
-        if not line.startswith(' '):
-            rows = found.setdefault(line, {})
-            continue
-        name, kind, *obj = line.split()
-        rows[name] = (kind if kind.startswith('OS::') else
-                      'OS::HeatK8s::' + kind, obj[0] if obj else '')
-    common = found.pop('every service after Keystone')
-    for service in AFTER_KEYSTONE:
-        found[service + '.yaml'].update(
-            {name: (kind, obj.replace('<service>', service))
-             for name, (kind, obj) in common.items()})
-    return found
-
-
-RESOURCES = _resources(RESOURCE_TABLE)
-# The interface parameters every service after Keystone declares alike.
-INTERFACE = ('infrastructure', 'keystone', 'role', 'database_root_password',
-             'admin_password')
-
-
-class ServiceInterfaceTest(heat_harness.KubernetesTestCase):
-    """What the control plane gives its services is one map,
-    `infrastructure`, built once and passed whole; the services' templates
-    declare it alike, and what they make keeps its names and types."""
-
-    def test_every_service_declares_the_same_interface(self):
-        declared = {name: _load(name)['parameters']
-                    for name in RESOURCES}
-        glance = declared['glance.yaml']
-        for name in ('placement.yaml', 'neutron.yaml', 'nova.yaml'):
-            for param in INTERFACE:
-                self.assertEqual(glance[param], declared[name][param],
-                                 (name, param))
-        for name, params in declared.items():
-            with self.subTest(template=name):
-                self.assertEqual('json', params['infrastructure']['type'])
-                for secret in ('database_root_password', 'admin_password'):
-                    self.assertIs(True, params[secret].get('hidden'))
-
-    def test_the_control_plane_gives_each_service_the_same_map(self):
-        resources = _load('controlplane.yaml')['resources']
-        self.assertEqual('OS::Heat::Value',
-                         resources['infrastructure']['type'])
-        given = {'infrastructure': {'get_attr': ['infrastructure', 'value']},
-                 'database_root_password': {'get_attr': [
-                     'database_root_password', 'reference']},
-                 'admin_password': {'get_attr': ['admin_password_secret',
-                                                 'reference']}}
-        for service in ('keystone', 'glance', 'placement', 'neutron',
-                        'nova'):
-            props = resources[service]['properties']
-            self.assertEqual(given, {key: props[key] for key in given})
-
-    def test_the_services_read_only_what_the_map_holds(self):
-        # get_param of a key the map lacks is '' to Heat: a typo would
-        # pass unseen.
-        shape = _load('controlplane.yaml')['resources']['infrastructure'][
-            'properties']['value']
-        for name in RESOURCES:
-            paths = _param_paths(_load(name), 'infrastructure')
-            self.assertTrue(paths, name)
-            for path in paths:
-                value = shape
-                for key in path:
-                    self.assertIn(key, value, (name, path))
-                    value = value[key]
-
-    def definitions(self, name, params):
-        template, files, env = cli_request(os.path.join(TEMPLATES, name),
-                                           ['kubernetes'], params)
-        tmpl = heat_template.Template(
-            template, env=environment.Environment(env), files=files)
-        stk = stack.Stack(self.context(), 'interface', tmpl)
-        found = {}
-        for rname, defn in tmpl.resource_definitions(stk).items():
-            props = function.resolve(defn._properties) or {}
-            found[rname] = (defn.resource_type, props.get('name', ''))
-        return found
-
-    def test_an_update_replaces_nothing(self):
-        prefix = dict(INFRASTRUCTURE, prefix='cp-')
-        given = {
-            'identity.yaml': dict(PARAMS, prefix='cp-'),
-            'keystone-existing.yaml': dict(
-                PARAMS, prefix='cp-', region='RegionTwo',
-                infrastructure=prefix,
-                ExistingKeystoneEndpoint='https://keystone.example'),
-        }
-        for service in AFTER_KEYSTONE:
-            given[service + '.yaml'] = dict(
-                SERVICE_INPUTS, infrastructure=prefix, messaging=MESSAGING,
-                compute_count=1)
-        for name, table in RESOURCES.items():
-            with self.subTest(template=name):
-                expected = {r: (kind, 'cp-' + obj if obj else '')
-                            for r, (kind, obj) in table.items()}
-                self.assertEqual(expected,
-                                 self.definitions(name, given[name]))
-
-
-def _param_paths(template, param):
-    """The paths into `param` its template's get_param calls read."""
-    found = []
-
-    def walk(node):
-        if isinstance(node, dict):
-            path = node.get('get_param')
-            if isinstance(path, list) and path[0] == param:
-                found.append(path[1:])
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-    walk(template)
-    return found

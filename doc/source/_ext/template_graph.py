@@ -170,18 +170,6 @@ def _a_function(value):
         iter(value)) in FUNCTIONS
 
 
-def _value_of(prop, resources):
-    """A property that is an OS::Heat::Value's value ({get_attr: [name,
-    value]}, e.g. the control plane's `infrastructure`) as the Value
-    states it, so that a service's conditions see what it holds."""
-    if isinstance(prop, dict) and list(prop) == ['get_attr']:
-        path = prop['get_attr']
-        if (len(path) == 2 and path[1] == 'value'
-                and resources.get(path[0], {}).get('type') in THROUGH):
-            return resources[path[0]]['properties']['value']
-    return prop
-
-
 def load(path):
     with open(path) as f:
         return yaml.safe_load(f)
@@ -228,9 +216,8 @@ def lines_for(path, registry, given=None, depth=0):
             indent, name, shown_type, notes.get(name, ''), after))
         if nested:
             lines.append('')
-            given = {key: _value_of(prop, kept) for key, prop in (
-                kept[name].get('properties') or {}).items()}
-            lines += lines_for(nested, registry, given, depth + 1)
+            lines += lines_for(nested, registry,
+                               kept[name].get('properties') or {}, depth + 1)
             lines.append('')
     return lines
 
