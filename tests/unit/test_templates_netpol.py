@@ -108,3 +108,26 @@ def test_every_pod_of_a_deployment_carries_its_label():
     task = _load('services', 'kubernetes', 'container-task.yaml')
     job = task['resources']['job']['properties']['spec']['template']
     assert job['metadata']['labels'][LABEL] == DEPLOYMENT_ID
+
+
+def test_replicas_spread_over_nodes_and_leave_one_at_a_time():
+    resources = _service()['resources']
+    spec = resources['deployment']['properties']['spec']
+    selector = spec['selector']
+    [spread] = spec['template']['spec']['topologySpreadConstraints']
+    # Soft: one node (or the others drained) still takes every replica;
+    # cordoned and kwok nodes (tainted) are no domain to spread to.
+    assert spread == {'maxSkew': 1,
+                      'topologyKey': 'kubernetes.io/hostname',
+                      'whenUnsatisfiable': 'ScheduleAnyway',
+                      'nodeTaintsPolicy': 'Honor',
+                      'labelSelector': selector}
+    budget = resources['disruption_budget']
+    assert budget['condition'] == 'is_replicated'
+    manifest = budget['properties']['manifest']
+    assert manifest['kind'] == 'PodDisruptionBudget'
+    assert manifest['spec'] == {'maxUnavailable': 1, 'selector': selector}
+    condition = _service()['conditions']['is_replicated']
+    assert condition == {'not': {'or': [
+        {'equals': [{'get_param': 'replicas'}, 0]},
+        {'equals': [{'get_param': 'replicas'}, 1]}]}}

@@ -67,6 +67,10 @@ MEMBER_RULES = [
     # baseline keeps other projects out of the rest).
     {'apiGroups': ['networking.k8s.io'], 'verbs': _RW,
      'resources': ['networkpolicies']},
+    # A replicated service's disruption budget (Kubernetes' `edit` role
+    # has it too).
+    {'apiGroups': ['policy'], 'verbs': _RW,
+     'resources': ['poddisruptionbudgets']},
     # A RoleBinding scopes this to the namespace object of its namespace.
     {'apiGroups': [''], 'verbs': ['get'], 'resources': ['namespaces']},
 ]
