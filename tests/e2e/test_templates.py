@@ -284,6 +284,14 @@ def test_kubernetes_create(localcloud, kube_identity, kube):
                       % _app(info, 'keystone'))
     assert len(pods) == 2
     assert {p['spec']['nodeName'] for p in pods} == {'node-0'}
+    # Spread over nodes where there are several (here one: both on it),
+    # and evicted one at a time: the project's member made the budget.
+    [spread] = pod['topologySpreadConstraints']
+    assert spread['topologyKey'] == 'kubernetes.io/hostname'
+    [budget] = kube.named('poddisruptionbudget', _app(info, 'keystone'))
+    assert budget['spec']['maxUnavailable'] == 1
+    assert budget['spec']['selector'] == api['spec']['selector']
+    assert budget['status']['disruptionsAllowed'] == 1
 
     # keystone.conf, rendered by the plugin from its Jinja2 template into
     # the immutable Secret (it holds the database password); the other
