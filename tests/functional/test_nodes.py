@@ -92,21 +92,25 @@ def _kubectl(state_dir, *args, check=True, timeout=60):
                      check=check, timeout=timeout)
 
 
+def _version_probe(host, port):
+    """bash that asks memcached at host:port its version."""
+    return ('exec 3<>/dev/tcp/%s/%d; echo version >&3; read -r l <&3; '
+            'echo "$l"' % (host, port))
+
+
 def _memcached_answers(state_dir, namespace, pod, host, port=11211):
     """Whether memcached at host:port answers `version` to `pod`."""
-    probe = ('exec 3<>/dev/tcp/%s/%d; echo version >&3; read -r l <&3; '
-             'echo "$l"' % (host, port))
     out = _kubectl(state_dir, 'exec', '-n', namespace, pod, '--',
-                   'timeout', '4', 'bash', '-c', probe, check=False)
+                   'timeout', '4', 'bash', '-c', _version_probe(host, port),
+                   check=False)
     return out.stdout.startswith('VERSION')
 
 
 def _host_reaches(host, port, timeout=4):
-    probe = ('exec 3<>/dev/tcp/%s/%d; echo version >&3; read -r l <&3; '
-             'echo "$l"' % (host, port))
     try:
-        out = subprocess.run(['bash', '-c', probe], capture_output=True,
-                             text=True, timeout=timeout)
+        out = subprocess.run(['bash', '-c', _version_probe(host, port)],
+                             capture_output=True, text=True,
+                             timeout=timeout)
     except subprocess.TimeoutExpired:
         return False
     return out.stdout.startswith('VERSION')

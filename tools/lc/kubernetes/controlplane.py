@@ -135,13 +135,16 @@ class Cluster(object):
 
     # -- configuration files -------------------------------------------
 
-    def write_kubeconfig(self, path, user):
+    def write_kubeconfig(self, path, user, credential=None):
+        """A kubeconfig of `user`: its static token, or `credential` (a
+        kubeconfig user entry, e.g. a client certificate and key)."""
         config = {
             'apiVersion': 'v1', 'kind': 'Config',
             'clusters': [{'name': 'localcloud', 'cluster': {
                 'server': self.api_url,
                 'certificate-authority': self.ca_file}}],
-            'users': [{'name': user, 'user': {'token': self.token(user)}}],
+            'users': [{'name': user, 'user': credential or {
+                'token': self.token(user)}}],
             'contexts': [{'name': user + '@localcloud', 'context': {
                 'cluster': 'localcloud', 'user': user}}],
             'current-context': user + '@localcloud',

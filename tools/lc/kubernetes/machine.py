@@ -223,8 +223,7 @@ def remove_cgroup(index, mounts=None):
     """The node's cgroups, deepest first (they must be empty)."""
     for top in mounts or hierarchies():
         base = top + cgroup(index)
-        for root, _dirs, _files in sorted(os.walk(base, topdown=False),
-                                          key=lambda w: -len(w[0])):
+        for root, _dirs, _files in os.walk(base, topdown=False):
             try:
                 os.rmdir(root)
             except OSError:

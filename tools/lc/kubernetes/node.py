@@ -192,7 +192,9 @@ class Node(object):
             key, crt = pki.ensure_client_cert(
                 c.pki, 'kubelet-client-' + self.name,
                 'system:node:' + self.name, ('system:nodes',))
-            _write_kubeconfig(self._file('kubelet.kubeconfig'), c, key, crt)
+            c.write_kubeconfig(self._file('kubelet.kubeconfig'), self.name,
+                               {'client-certificate': crt,
+                                'client-key': key})
 
     @property
     def address(self):
@@ -263,31 +265,12 @@ class Node(object):
             # made a mount before any pod's (node_host.share_netns_dir).
             node_host.delete_pod_netns()
             node_host.share_netns_dir()
-        procs.start(self.state_dir, 'containerd', self.argv('containerd'))
-        procs.wait_for(lambda: self._ctr('version', check=False),
-                       'containerd', timeout, 'containerd', self.state_dir)
+        self._start_containerd(timeout)
         # A fresh containerd may find pods of a cloud that was not stopped;
         # a running one's pods are this cloud's and stay.
         if fresh:
             self._remove_containers()
-        # Before any pod runs: the node's rules send pods' new connections
-        # to its queue, and drop them while nothing reads it.
-        projects = netpol.apply(self.cluster, lambda check, what: (
-            procs.wait_for(check, what, timeout)))
-        procs.start(self.state_dir, netpol.NAME, self.argv(netpol.NAME)
-                    + netpol.isolation_args(projects))
-        procs.wait_for(netpol.queue_bound, 'NetworkPolicy controller',
-                       timeout, netpol.NAME, self.state_dir)
-        self.load_images()
-        self.log('%-36s %5.1fs' % ('node images loaded', time.monotonic()
-                                   - t0))
-        self.register()
-        procs.start(self.state_dir, 'kubelet', self.argv('kubelet'))
-        procs.wait_for(self._ready, 'node %s Ready' % self.name,
-                       timeout, 'kubelet', self.state_dir)
-        procs.start(self.state_dir, 'kube-proxy', self.argv('kube-proxy'))
-        procs.wait_for(self._proxy_healthy, 'kube-proxy healthz', timeout,
-                       'kube-proxy', self.state_dir)
+        self._start_agents(timeout, t0)
         dns.deploy(self.cluster, log=self.log, timeout=timeout)
         self.log('%-36s %5.1fs' % ('node %s ready' % self.name,
                                    time.monotonic() - t0))
@@ -300,36 +283,51 @@ class Node(object):
         assert self.index > 0
         node_host.share_netns_dir()
         self.prepare()
-        c, t0 = self.cluster, time.monotonic()
+        t0 = time.monotonic()
         machine.unplug(self.index)
         machine.make_cgroup(self.index)
-        node_host.machine_network_up(self.index, c.port('kube-apiserver'))
+        node_host.machine_network_up(self.index,
+                                     self.cluster.port('kube-apiserver'))
         node_host.unmount_under(self._file('containerd', 'state'))
         shutil.rmtree(self._file('containerd', 'state'), ignore_errors=True)
         shutil.rmtree(self._file('cni', 'ipam'), ignore_errors=True)
         self._start(API_FORWARD, self.argv(API_FORWARD))
+        self._start_containerd(timeout)
+        self._start_agents(timeout, t0, images)
+        self.log('%-36s %5.1fs' % ('node %s ready' % self.name,
+                                   time.monotonic() - t0))
+
+    def _start_containerd(self, timeout):
         self._start('containerd', self.argv('containerd'))
         procs.wait_for(lambda: self._ctr('version', check=False),
                        'containerd', timeout, self.proc('containerd'),
                        self.state_dir)
-        projects = netpol.apply(c, lambda check, what: (
+
+    def _start_agents(self, timeout, t0, images=None):
+        """The NetworkPolicy controller, the images, the kubelet and
+        kube-proxy, each once the one before it is ready."""
+        # Before any pod runs: the node's rules send pods' new connections
+        # to its queue, and drop them while nothing reads it.
+        projects = netpol.apply(self.cluster, lambda check, what: (
             procs.wait_for(check, what, timeout)))
         self._start(netpol.NAME, self.argv(netpol.NAME)
                     + netpol.isolation_args(projects))
         procs.wait_for(self._queue_bound, 'NetworkPolicy controller',
                        timeout, self.proc(netpol.NAME), self.state_dir)
         self.load_images(images)
+        self.log('%-36s %5.1fs' % ('%s images loaded' % self.name,
+                                   time.monotonic() - t0))
         self.register()
         booted = time.time()
         self._start('kubelet', self.argv('kubelet'))
-        procs.wait_for(lambda: self._ready() and self._renewed_since(booted),
-                       'node %s Ready' % self.name, timeout,
-                       self.proc('kubelet'), self.state_dir)
+        # A further node's Ready may be the one it left at its power cut.
+        procs.wait_for(lambda: self._ready() and (
+            self.index == 0 or self._renewed_since(booted)),
+            'node %s Ready' % self.name, timeout, self.proc('kubelet'),
+            self.state_dir)
         self._start('kube-proxy', self.argv('kube-proxy'))
         procs.wait_for(self._proxy_healthy, 'kube-proxy healthz', timeout,
                        self.proc('kube-proxy'), self.state_dir)
-        self.log('%-36s %5.1fs' % ('node %s ready' % self.name,
-                                   time.monotonic() - t0))
 
     def power_off(self, forget=False):
         """Every process of the node stops at the same instant and its
@@ -502,22 +500,6 @@ def _write_if_changed(path, text):
         pass
     with open(path, 'w') as f:
         f.write(text)
-
-
-def _write_kubeconfig(path, cluster, key, crt):
-    """A kubeconfig that authenticates with a client certificate."""
-    kubeconfig = {
-        'apiVersion': 'v1', 'kind': 'Config',
-        'clusters': [{'name': 'localcloud', 'cluster': {
-            'server': cluster.api_url,
-            'certificate-authority': cluster.ca_file}}],
-        'users': [{'name': 'node', 'user': {
-            'client-certificate': crt, 'client-key': key}}],
-        'contexts': [{'name': 'node@localcloud', 'context': {
-            'cluster': 'localcloud', 'user': 'node'}}],
-        'current-context': 'node@localcloud',
-    }
-    _write_if_changed(path, config.json_text(kubeconfig))
 
 
 def _lock_owner():
