@@ -222,7 +222,7 @@ def test_a_taint_reads_as_kubectl_writes_it():
 
 def test_cgroup_hierarchies_are_read_from_the_mount_table(tmp_path):
     mounts = tmp_path / 'mounts'
-    # Recorded from this machine's /proc/mounts (hybrid cgroup v1).
+    # Hand-made, after this machine's /proc/mounts (hybrid cgroup v1).
     mounts.write_text(
         'tmpfs /sys/fs/cgroup tmpfs rw 0 0\n'
         'cgroup /sys/fs/cgroup/cpu cgroup rw,cpu 0 0\n'
