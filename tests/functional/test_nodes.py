@@ -165,12 +165,18 @@ def test_node_1_is_a_machine_of_its_own(api, two_projects, node_1):
 
     # Across nodes, by Service name (the DNS on node-0) and from the host.
     assert _memcached_answers(state_dir, mine, 'client1', ip0)
-    assert _memcached_answers(state_dir, mine, 'client1',
-                              'web1.%s.svc.cluster.local' % mine)
+    # node-1's kube-proxy, too, programs the Service on its own sync.
+    web1_name = 'web1.%s.svc.cluster.local' % mine
+    cloud.wait_until(
+        lambda: _memcached_answers(state_dir, mine, 'client1', web1_name),
+        web1_name + ' from client1', timeout=30)
     assert _host_reaches(ip1, 11211)
     node_port = get(api, 'Service', mine, 'web1')['spec']['ports'][0][
         'nodePort']
-    assert _host_reaches('127.0.0.1', node_port)
+    # node-0's kube-proxy programs the NodePort on its own sync, which a
+    # loaded machine delays by seconds after the pod is Running.
+    cloud.wait_until(lambda: _host_reaches('127.0.0.1', node_port),
+                     'NodePort %d on the host' % node_port, timeout=30)
     # The API server, at the `kubernetes` Service's address.
     api_probe = _kubectl(state_dir, 'exec', '-n', mine, 'client1', '--',
                          'timeout', '4', 'bash', '-c',
