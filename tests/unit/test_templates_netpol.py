@@ -14,28 +14,20 @@
 who may connect to a service's pods (tests/e2e/test_templates.py shows
 it enforced)."""
 
-import os
+from tests.unit import hot
 
-import yaml
-
-TEMPLATES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), 'templates')
 LABEL = 'heat-k8s.io/deployment'
 PRIVILEGED = 'heat-k8s.io/privileged'
 DEPLOYMENT_ID = {'get_param': ['target', 'deployment']}
 
 
-def _load(*path):
-    with open(os.path.join(TEMPLATES, *path)) as f:
-        return yaml.safe_load(f)
-
-
 def _service():
-    return _load('services', 'kubernetes', 'container-service.yaml')
+    return hot.load('services', 'kubernetes', 'container-service.yaml')
 
 
 def test_the_host_names_the_deployment_by_its_stack_id():
-    target = _load('hosts', 'kubernetes.yaml')['outputs']['target']['value']
+    host = hot.load('hosts', 'kubernetes.yaml')
+    target = host['outputs']['target']['value']
     assert target['deployment'] == {'get_param': 'OS::stack_id'}
 
 
@@ -74,19 +66,20 @@ def test_only_the_deployments_pods_reach_the_ports_unless_public():
 def test_privileged_pods_carry_their_label_and_reach_only_their_services():
     # A compute node hosts tenants' guests: the deployment's database,
     # memcached and OVN's northbound database refuse it.
-    statefulset = _load('services', 'kubernetes', 'privileged-service.yaml')[
-        'resources']['statefulset']['properties']['spec']
+    privileged = hot.load('services', 'kubernetes', 'privileged-service.yaml')
+    statefulset = privileged['resources']['statefulset']['properties'][
+        'spec']
     labels = statefulset['template']['metadata']['labels']['map_merge']
     assert {LABEL: DEPLOYMENT_ID, PRIVILEGED: 'true'} in labels
     assert PRIVILEGED not in statefulset['selector']['matchLabels']
     serving = set()
     for name in ('controlplane.yaml', 'neutron.yaml', 'nova.yaml',
                  'glance.yaml', 'placement.yaml', 'identity.yaml'):
-        for res_name, res in _load(name)['resources'].items():
+        for res_name, res in hot.load(name)['resources'].items():
             if res.get('properties', {}).get('privileged_clients'):
                 serving.add(res_name)
     assert serving == {'rabbitmq', 'ovn_sb'}
-    docker = _load('services', 'docker', 'container-service.yaml')
+    docker = hot.load('services', 'docker', 'container-service.yaml')
     assert 'privileged_clients' in docker['parameters']
 
 
@@ -105,7 +98,7 @@ def test_every_pod_of_a_deployment_carries_its_label():
         'selector']['matchLabels']
     bootstrap = resources['bootstrap']['properties']['spec']['template']
     assert bootstrap['metadata']['labels'][LABEL] == DEPLOYMENT_ID
-    task = _load('services', 'kubernetes', 'container-task.yaml')
+    task = hot.load('services', 'kubernetes', 'container-task.yaml')
     job = task['resources']['job']['properties']['spec']['template']
     assert job['metadata']['labels'][LABEL] == DEPLOYMENT_ID
 
@@ -128,6 +121,9 @@ def test_replicas_spread_over_nodes_and_leave_one_at_a_time():
     assert manifest['kind'] == 'PodDisruptionBudget'
     assert manifest['spec'] == {'maxUnavailable': 1, 'selector': selector}
     condition = _service()['conditions']['is_replicated']
-    assert condition == {'not': {'or': [
-        {'equals': [{'get_param': 'replicas'}, 0]},
-        {'equals': [{'get_param': 'replicas'}, 1]}]}}
+    cases = {(0, 0): False, (0, 1): False, (0, 2): True, (1, 3): False,
+             (2, 1): True, (3, 0): True}
+    for (members, replicas), replicated in cases.items():
+        assert hot.evaluate(condition, members=members,
+                            replicas=replicas) is replicated, (members,
+                                                               replicas)
