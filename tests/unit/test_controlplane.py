@@ -609,6 +609,36 @@ class RenderedConfigurationTest(heat_harness.KubernetesTestCase):
         self.assertEqual('http://keystone.ns.svc:5000/v3',
                          conf['nova']['auth_url'])
 
+    def test_a_rabbitmq_cluster_in_every_transport_with_quorum_queues(self):
+        shared = _load('controlplane.yaml')['resources']['shared'][
+            'properties']['value']['messaging']
+        # Unset unless clustered: the configuration of a control plane
+        # made before renders as it did.
+        self.assertEqual({'if': ['clustered_backends', {
+            'get_attr': ['rabbitmq', 'members']}]}, shared['hosts'])
+        self.assertEqual({'if': ['clustered_backends', True]},
+                         shared['quorum_queues'])
+        members = ['rabbitmq-%d.rabbitmq-members.ns.svc' % i
+                   for i in range(3)]
+        for service, conf_file, values in (
+                ('nova', 'nova/nova.conf.j2', 'nova_values'),
+                ('neutron', 'neutron/neutron.conf.j2', 'neutron_values')):
+            messaging = _controlplane_messaging(service)
+            single, _ = _render(service + '.yaml', conf_file, values,
+                                messaging=messaging)
+            self.assertFalse(single.has_section('oslo_messaging_rabbit'))
+            conf, _ = _render(
+                service + '.yaml', conf_file, values, messaging=dict(
+                    messaging, hosts=members, quorum_queues=True))
+            credentials = '%s:Secret-%s_messaging_password-0123456789@' % (
+                service, service)
+            self.assertEqual(
+                'rabbit://' + ','.join(credentials + m + ':5672'
+                                       for m in members) + '/' + service,
+                conf['DEFAULT']['transport_url'])
+            self.assertEqual(
+                'true', conf['oslo_messaging_rabbit']['rabbit_quorum_queue'])
+
     def test_nova_conf(self):
         conf, values = _render('nova.yaml', 'nova/nova.conf.j2',
                                'nova_values',
@@ -651,6 +681,32 @@ class RenderedConfigurationTest(heat_harness.KubernetesTestCase):
             self.assertEqual(
                 'privsep-helper --config-file /etc/nova/nova.conf',
                 conf[section]['helper_command'], section)
+
+    def test_keystones_cache_misses_a_member_that_does_not_answer(self):
+        with open(os.path.join(TEMPLATES, 'identity',
+                               'keystone.conf.j2')) as f:
+            source = f.read()
+        # Hand-made: what identity.yaml's config_values give.
+        values = {'debug': False, 'fernet_keys': 3,
+                  'token': {'provider': 'fernet', 'expiration': 3600},
+                  'database': {'user': 'keystone', 'password': 'pw',
+                               'host': 'mariadb.ns.svc', 'port': 3306,
+                               'name': 'keystone'}}
+        servers = ['memcached-%d.memcached-members.ns.svc:11211' % i
+                   for i in range(3)]
+        for members, cache in (
+                (servers, {'enabled': 'true',
+                           'backend': 'oslo_cache.memcache_pool',
+                           'memcache_servers': ','.join(servers),
+                           'memcache_socket_timeout': '1',
+                           'memcache_dead_retry': '60'}),
+                ([], {'enabled': 'false'})):
+            files = rendering.render({'keystone.conf': source},
+                                     dict(values, memcached_servers=members))
+            parser = configparser.ConfigParser(interpolation=None)
+            parser.read_string(files['keystone.conf'])
+            own = set(parser['cache']) - set(parser.defaults())
+            self.assertEqual(cache, {k: parser['cache'][k] for k in own})
 
     def test_without_memcached(self):
         for template, conf, values in (

@@ -112,3 +112,21 @@ def test_the_control_plane_lists_every_memcached_member():
     assert hot.evaluate(servers, members=None, port=None) == []
     ha = hot.load('..', 'environments', 'ha.yaml')
     assert ha == {'parameter_defaults': {'control_members': 3}}
+
+
+def test_the_control_plane_clusters_rabbitmq_with_a_cookie_of_its_own():
+    plane = hot.load('controlplane.yaml')
+    resources = plane['resources']
+    rabbitmq = resources['rabbitmq']['properties']
+    # Each unset unless clustered: a RabbitMQ made before stays as it was.
+    for name in ('members', 'member_ports', 'storage'):
+        assert rabbitmq[name]['if'][0] == 'clustered_backends', name
+        assert len(rabbitmq[name]['if']) == 2, name
+    assert rabbitmq['member_ports']['if'][1] == [
+        {'name': 'epmd', 'port': 4369}, {'name': 'dist', 'port': 25672}]
+    assert rabbitmq['storage']['if'][1]['path'] == '/var/lib/rabbitmq'
+    assert rabbitmq['secrets']['ERLANG_COOKIE'] == {'if': [
+        'clustered_backends', {'get_attr': ['messaging_cookie', 'reference']}]}
+    cookie = resources['messaging_cookie']
+    assert cookie['type'] == 'OS::HeatK8s::RandomSecret'
+    assert cookie['condition'] == 'clustered_backends'

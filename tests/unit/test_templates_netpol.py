@@ -45,11 +45,11 @@ def test_the_policy_selects_exactly_the_services_pods():
 def test_only_the_deployments_pods_reach_the_ports_unless_public():
     spec = _service()['resources']['network_policy']['properties'][
         'manifest']['spec']
-    condition, rules, without_ports = spec['ingress']['if']
+    service_rule, member_rule = spec['ingress']
+    # A worker that listens on nothing admits nothing (Heat drops an
+    # item whose two-argument `if` is false).
+    condition, rule = service_rule['if']
     assert condition == 'has_ports'
-    # A worker that listens on nothing admits nothing.
-    assert without_ports == []
-    [rule] = rules
     ports, sources = rule['map_merge']
     assert ports['ports']['yaql']['data'] == {'get_param': 'ports'}
     assert 'protocol => "TCP"' in ports['ports']['yaql']['expression']
@@ -61,6 +61,14 @@ def test_only_the_deployments_pods_reach_the_ports_unless_public():
         'matchExpressions': {'if': [
             {'get_param': 'privileged_clients'}, [],
             [{'key': PRIVILEGED, 'operator': 'DoesNotExist'}]]}}}]}
+    # A cluster's peer ports: from its own members alone.
+    condition, rule = member_rule['if']
+    assert condition == 'has_member_ports'
+    assert rule['ports']['yaql'] == {'expression': ports['ports']['yaql'][
+        'expression'], 'data': {'get_param': 'member_ports'}}
+    selector = _service()['resources']['deployment']['properties']['spec'][
+        'selector']
+    assert rule['from'] == [{'podSelector': selector}]
 
 
 def test_privileged_pods_carry_their_label_and_reach_only_their_services():
